@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -215,6 +216,63 @@ func (e PinnedType) Valid() bool {
 	case PinnedTypePersonal:
 		return true
 	case PinnedTypeSite:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlausibleGoalGoalType.
+const (
+	PlausibleGoalGoalTypeEvent PlausibleGoalGoalType = "event"
+	PlausibleGoalGoalTypePage  PlausibleGoalGoalType = "page"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGoalGoalType enum.
+func (e PlausibleGoalGoalType) Valid() bool {
+	switch e {
+	case PlausibleGoalGoalTypeEvent:
+		return true
+	case PlausibleGoalGoalTypePage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlausibleGuestRole.
+const (
+	PlausibleGuestRoleAdmin  PlausibleGuestRole = "admin"
+	PlausibleGuestRoleEditor PlausibleGuestRole = "editor"
+	PlausibleGuestRoleViewer PlausibleGuestRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGuestRole enum.
+func (e PlausibleGuestRole) Valid() bool {
+	switch e {
+	case PlausibleGuestRoleAdmin:
+		return true
+	case PlausibleGuestRoleEditor:
+		return true
+	case PlausibleGuestRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlausibleGuestStatus.
+const (
+	PlausibleGuestStatusAccepted PlausibleGuestStatus = "accepted"
+	PlausibleGuestStatusInvited  PlausibleGuestStatus = "invited"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGuestStatus enum.
+func (e PlausibleGuestStatus) Valid() bool {
+	switch e {
+	case PlausibleGuestStatusAccepted:
+		return true
+	case PlausibleGuestStatusInvited:
 		return true
 	default:
 		return false
@@ -1132,6 +1190,99 @@ type PlausibleAggregateValue struct {
 	Value           *float64 `json:"value"`
 }
 
+// PlausibleCreated defines model for PlausibleCreated.
+type PlausibleCreated struct {
+	Created bool `json:"created"`
+}
+
+// PlausibleCustomPropList defines model for PlausibleCustomPropList.
+type PlausibleCustomPropList struct {
+	CustomProperties []struct {
+		Property string `json:"property"`
+	} `json:"custom_properties"`
+}
+
+// PlausibleCustomPropRequest defines model for PlausibleCustomPropRequest.
+type PlausibleCustomPropRequest struct {
+	Property string `json:"property"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleDeleted defines model for PlausibleDeleted.
+type PlausibleDeleted struct {
+	Deleted bool `json:"deleted"`
+}
+
+// PlausibleGoal defines model for PlausibleGoal.
+type PlausibleGoal struct {
+	DisplayName string `json:"display_name"`
+
+	// Domain The site's domain (in the answer of the find-or-create).
+	Domain    *string               `json:"domain,omitempty"`
+	EventName *string               `json:"event_name"`
+	GoalType  PlausibleGoalGoalType `json:"goal_type"`
+	Id        int64                 `json:"id"`
+	PagePath  *string               `json:"page_path"`
+}
+
+// PlausibleGoalGoalType defines model for PlausibleGoal.GoalType.
+type PlausibleGoalGoalType string
+
+// PlausibleGoalList defines model for PlausibleGoalList.
+type PlausibleGoalList struct {
+	Goals []PlausibleGoal `json:"goals"`
+
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta PlausiblePageMeta `json:"meta"`
+}
+
+// PlausibleGoalRequest defines model for PlausibleGoalRequest.
+type PlausibleGoalRequest struct {
+	DisplayName *string `json:"display_name,omitempty"`
+	EventName   *string `json:"event_name,omitempty"`
+
+	// GoalType `event` or `page`.
+	GoalType string  `json:"goal_type"`
+	PagePath *string `json:"page_path,omitempty"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleGuest defines model for PlausibleGuest.
+type PlausibleGuest struct {
+	Email  string               `json:"email"`
+	Role   PlausibleGuestRole   `json:"role"`
+	Status PlausibleGuestStatus `json:"status"`
+}
+
+// PlausibleGuestRole defines model for PlausibleGuest.Role.
+type PlausibleGuestRole string
+
+// PlausibleGuestStatus defines model for PlausibleGuest.Status.
+type PlausibleGuestStatus string
+
+// PlausibleGuestList defines model for PlausibleGuestList.
+type PlausibleGuestList struct {
+	Guests []PlausibleGuest `json:"guests"`
+
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta PlausiblePageMeta `json:"meta"`
+}
+
+// PlausibleGuestRequest defines model for PlausibleGuestRequest.
+type PlausibleGuestRequest struct {
+	Email string `json:"email"`
+
+	// Role `viewer` or `editor`.
+	Role string `json:"role"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
 // PlausibleHealth defines model for PlausibleHealth.
 type PlausibleHealth struct {
 	Postgres PlausibleHealthPostgres `json:"postgres"`
@@ -1216,6 +1367,13 @@ type PlausibleHit1 struct {
 	Name string `json:"name"`
 }
 
+// PlausiblePageMeta Where the page is in the list; a null cursor means no page that way.
+type PlausiblePageMeta struct {
+	After  *string `json:"after"`
+	Before *string `json:"before"`
+	Limit  int     `json:"limit"`
+}
+
 // PlausibleRevenue An event's revenue: recorded as its value and unit under the rules of `HitEvent`'s
 // `value` and `unit` (the `event` statistic), and as its revenue under `Hit`'s rules for
 // `revenue`.
@@ -1232,6 +1390,62 @@ type PlausibleRowsAnswer struct {
 
 	// Warning Why imported days were left out.
 	Warning *string `json:"warning,omitempty"`
+}
+
+// PlausibleSharedLink defines model for PlausibleSharedLink.
+type PlausibleSharedLink struct {
+	Name string `json:"name"`
+	Url  string `json:"url"`
+}
+
+// PlausibleSharedLinkRequest defines model for PlausibleSharedLinkRequest.
+type PlausibleSharedLinkRequest struct {
+	Name string `json:"name"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleSite A site as Plausible's Sites API answers it.
+type PlausibleSite struct {
+	// CustomProperties The custom property keys declared for the site.
+	CustomProperties []string `json:"custom_properties"`
+	Domain           string   `json:"domain"`
+
+	// Timezone The IANA zone whose days the site counts.
+	Timezone string `json:"timezone"`
+}
+
+// PlausibleSiteCreate defines model for PlausibleSiteCreate.
+type PlausibleSiteCreate struct {
+	Domain string `json:"domain"`
+
+	// Timezone An IANA zone name (default the service's TZ).
+	Timezone *string `json:"timezone,omitempty"`
+}
+
+// PlausibleSiteList defines model for PlausibleSiteList.
+type PlausibleSiteList struct {
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta  PlausiblePageMeta     `json:"meta"`
+	Sites []PlausibleSiteListed `json:"sites"`
+}
+
+// PlausibleSiteListed defines model for PlausibleSiteListed.
+type PlausibleSiteListed struct {
+	Domain   string `json:"domain"`
+	Timezone string `json:"timezone"`
+}
+
+// PlausibleSiteRef defines model for PlausibleSiteRef.
+type PlausibleSiteRef struct {
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleSiteUpdate defines model for PlausibleSiteUpdate.
+type PlausibleSiteUpdate struct {
+	// Domain Only the site's own domain is accepted (a website's domain does not change).
+	Domain *string `json:"domain,omitempty"`
 }
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
@@ -1994,6 +2208,12 @@ type PerPage = PageSize
 // PinnedWebsiteId defines model for PinnedWebsiteId.
 type PinnedWebsiteId = int64
 
+// PlausibleAfter defines model for PlausibleAfter.
+type PlausibleAfter = string
+
+// PlausibleBefore defines model for PlausibleBefore.
+type PlausibleBefore = string
+
 // PlausibleCompare defines model for PlausibleCompare.
 type PlausibleCompare = string
 
@@ -2006,6 +2226,9 @@ type PlausibleFilters = string
 // PlausibleInterval defines model for PlausibleInterval.
 type PlausibleInterval = string
 
+// PlausibleLimit defines model for PlausibleLimit.
+type PlausibleLimit = int
+
 // PlausibleMetrics defines model for PlausibleMetrics.
 type PlausibleMetrics = string
 
@@ -2014,6 +2237,12 @@ type PlausiblePeriod = string
 
 // PlausibleSiteId defines model for PlausibleSiteId.
 type PlausibleSiteId = string
+
+// PlausibleSiteIdQuery defines model for PlausibleSiteIdQuery.
+type PlausibleSiteIdQuery = string
+
+// PlausibleSiteIdRequired defines model for PlausibleSiteIdRequired.
+type PlausibleSiteIdRequired = string
 
 // PlausibleWithImported defines model for PlausibleWithImported.
 type PlausibleWithImported = string
@@ -2096,6 +2325,21 @@ type QueryTooManyRequests = QueryError
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
 
+// SitesDeleted defines model for SitesDeleted.
+type SitesDeleted = PlausibleDeleted
+
+// SitesForbidden The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesForbidden = QueryError
+
+// SitesInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesInvalid = QueryError
+
+// SitesNotFound The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesNotFound = QueryError
+
+// SitesUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesUnauthorized = QueryError
+
 // StatsTimedOut The one error body, for every status >= 400.
 type StatsTimedOut = Error
 
@@ -2119,6 +2363,96 @@ type UnsupportedMediaType = Error
 
 // WebsiteOK defines model for WebsiteOK.
 type WebsiteOK = WebsiteResponse
+
+// PlausibleListSitesParams defines parameters for PlausibleListSites.
+type PlausibleListSitesParams struct {
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleListCustomPropsParams defines parameters for PlausibleListCustomProps.
+type PlausibleListCustomPropsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+}
+
+// PlausibleCustomPropParams defines parameters for PlausibleCustomProp.
+type PlausibleCustomPropParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteCustomPropParams defines parameters for PlausibleDeleteCustomProp.
+type PlausibleDeleteCustomPropParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleListGoalsParams defines parameters for PlausibleListGoals.
+type PlausibleListGoalsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleGoalParams defines parameters for PlausibleGoal.
+type PlausibleGoalParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteGoalParams defines parameters for PlausibleDeleteGoal.
+type PlausibleDeleteGoalParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleListGuestsParams defines parameters for PlausibleListGuests.
+type PlausibleListGuestsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleGuestParams defines parameters for PlausibleGuest.
+type PlausibleGuestParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteGuestParams defines parameters for PlausibleDeleteGuest.
+type PlausibleDeleteGuestParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleSharedLinkParams defines parameters for PlausibleSharedLink.
+type PlausibleSharedLinkParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
 
 // PlausibleAggregateParams defines parameters for PlausibleAggregate.
 type PlausibleAggregateParams struct {
@@ -2884,6 +3218,60 @@ type ListSegmentsParams struct {
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 }
 
+// PlausibleCreateSiteJSONRequestBody defines body for PlausibleCreateSite for application/json ContentType.
+type PlausibleCreateSiteJSONRequestBody = PlausibleSiteCreate
+
+// PlausibleCreateSiteFormdataRequestBody defines body for PlausibleCreateSite for application/x-www-form-urlencoded ContentType.
+type PlausibleCreateSiteFormdataRequestBody = PlausibleSiteCreate
+
+// PlausibleCustomPropJSONRequestBody defines body for PlausibleCustomProp for application/json ContentType.
+type PlausibleCustomPropJSONRequestBody = PlausibleCustomPropRequest
+
+// PlausibleCustomPropFormdataRequestBody defines body for PlausibleCustomProp for application/x-www-form-urlencoded ContentType.
+type PlausibleCustomPropFormdataRequestBody = PlausibleCustomPropRequest
+
+// PlausibleDeleteCustomPropJSONRequestBody defines body for PlausibleDeleteCustomProp for application/json ContentType.
+type PlausibleDeleteCustomPropJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteCustomPropFormdataRequestBody defines body for PlausibleDeleteCustomProp for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteCustomPropFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleGoalJSONRequestBody defines body for PlausibleGoal for application/json ContentType.
+type PlausibleGoalJSONRequestBody = PlausibleGoalRequest
+
+// PlausibleGoalFormdataRequestBody defines body for PlausibleGoal for application/x-www-form-urlencoded ContentType.
+type PlausibleGoalFormdataRequestBody = PlausibleGoalRequest
+
+// PlausibleDeleteGoalJSONRequestBody defines body for PlausibleDeleteGoal for application/json ContentType.
+type PlausibleDeleteGoalJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteGoalFormdataRequestBody defines body for PlausibleDeleteGoal for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteGoalFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleGuestJSONRequestBody defines body for PlausibleGuest for application/json ContentType.
+type PlausibleGuestJSONRequestBody = PlausibleGuestRequest
+
+// PlausibleGuestFormdataRequestBody defines body for PlausibleGuest for application/x-www-form-urlencoded ContentType.
+type PlausibleGuestFormdataRequestBody = PlausibleGuestRequest
+
+// PlausibleDeleteGuestJSONRequestBody defines body for PlausibleDeleteGuest for application/json ContentType.
+type PlausibleDeleteGuestJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteGuestFormdataRequestBody defines body for PlausibleDeleteGuest for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteGuestFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleSharedLinkJSONRequestBody defines body for PlausibleSharedLink for application/json ContentType.
+type PlausibleSharedLinkJSONRequestBody = PlausibleSharedLinkRequest
+
+// PlausibleSharedLinkFormdataRequestBody defines body for PlausibleSharedLink for application/x-www-form-urlencoded ContentType.
+type PlausibleSharedLinkFormdataRequestBody = PlausibleSharedLinkRequest
+
+// PlausibleUpdateSiteJSONRequestBody defines body for PlausibleUpdateSite for application/json ContentType.
+type PlausibleUpdateSiteJSONRequestBody = PlausibleSiteUpdate
+
+// PlausibleUpdateSiteFormdataRequestBody defines body for PlausibleUpdateSite for application/x-www-form-urlencoded ContentType.
+type PlausibleUpdateSiteFormdataRequestBody = PlausibleSiteUpdate
+
 // StoreWebsiteFormdataRequestBody defines body for StoreWebsite for application/x-www-form-urlencoded ContentType.
 type StoreWebsiteFormdataRequestBody = WebsiteStoreForm
 
@@ -3508,6 +3896,51 @@ type ServerInterface interface {
 	// HeadOpenAPI This API description's headers
 	// (HEAD /api/v1/openapi.yaml)
 	HeadOpenAPI(ctx echo.Context) error
+	// PlausibleListSites The sites a key's user can read (Plausible Sites API)
+	// (GET /api/v1/sites)
+	PlausibleListSites(ctx echo.Context, params PlausibleListSitesParams) error
+	// PlausibleCreateSite Create a site (Plausible Sites API)
+	// (POST /api/v1/sites)
+	PlausibleCreateSite(ctx echo.Context) error
+	// PlausibleListCustomProps A site's custom properties (Plausible Sites API)
+	// (GET /api/v1/sites/custom-props)
+	PlausibleListCustomProps(ctx echo.Context, params PlausibleListCustomPropsParams) error
+	// PlausibleCustomProp Declare a custom property (Plausible Sites API)
+	// (PUT /api/v1/sites/custom-props)
+	PlausibleCustomProp(ctx echo.Context, params PlausibleCustomPropParams) error
+	// PlausibleDeleteCustomProp Remove a custom property (Plausible Sites API)
+	// (DELETE /api/v1/sites/custom-props/{property})
+	PlausibleDeleteCustomProp(ctx echo.Context, property string, params PlausibleDeleteCustomPropParams) error
+	// PlausibleListGoals A site's goals (Plausible Sites API)
+	// (GET /api/v1/sites/goals)
+	PlausibleListGoals(ctx echo.Context, params PlausibleListGoalsParams) error
+	// PlausibleGoal Find or create a goal (Plausible Sites API)
+	// (PUT /api/v1/sites/goals)
+	PlausibleGoal(ctx echo.Context, params PlausibleGoalParams) error
+	// PlausibleDeleteGoal Delete a goal (Plausible Sites API)
+	// (DELETE /api/v1/sites/goals/{goal_id})
+	PlausibleDeleteGoal(ctx echo.Context, goalId string, params PlausibleDeleteGoalParams) error
+	// PlausibleListGuests A site's guests (Plausible Sites API)
+	// (GET /api/v1/sites/guests)
+	PlausibleListGuests(ctx echo.Context, params PlausibleListGuestsParams) error
+	// PlausibleGuest Find or invite a guest (Plausible Sites API)
+	// (PUT /api/v1/sites/guests)
+	PlausibleGuest(ctx echo.Context, params PlausibleGuestParams) error
+	// PlausibleDeleteGuest Remove a guest (Plausible Sites API)
+	// (DELETE /api/v1/sites/guests/{email})
+	PlausibleDeleteGuest(ctx echo.Context, email string, params PlausibleDeleteGuestParams) error
+	// PlausibleSharedLink Find or create a shared link by name (Plausible Sites API)
+	// (PUT /api/v1/sites/shared-links)
+	PlausibleSharedLink(ctx echo.Context, params PlausibleSharedLinkParams) error
+	// PlausibleDeleteSite Delete a site (Plausible Sites API)
+	// (DELETE /api/v1/sites/{site_id})
+	PlausibleDeleteSite(ctx echo.Context, siteId string) error
+	// PlausibleGetSite A site (Plausible Sites API)
+	// (GET /api/v1/sites/{site_id})
+	PlausibleGetSite(ctx echo.Context, siteId string) error
+	// PlausibleUpdateSite Change a site (Plausible Sites API)
+	// (PUT /api/v1/sites/{site_id})
+	PlausibleUpdateSite(ctx echo.Context, siteId string) error
 	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
 	// (GET /api/v1/stats/aggregate)
 	PlausibleAggregate(ctx echo.Context, params PlausibleAggregateParams) error
@@ -3638,6 +4071,338 @@ func (w *ServerInterfaceWrapper) HeadOpenAPI(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.HeadOpenAPI(ctx)
+	return err
+}
+
+// PlausibleListSites converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleListSites(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleListSitesParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleListSites(ctx, params)
+	return err
+}
+
+// PlausibleCreateSite converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleCreateSite(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleCreateSite(ctx)
+	return err
+}
+
+// PlausibleListCustomProps converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleListCustomProps(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleListCustomPropsParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleListCustomProps(ctx, params)
+	return err
+}
+
+// PlausibleCustomProp converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleCustomProp(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleCustomPropParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleCustomProp(ctx, params)
+	return err
+}
+
+// PlausibleDeleteCustomProp converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleDeleteCustomProp(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "property" -------------
+	var property string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "property", ctx.Param("property"), &property, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleDeleteCustomPropParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleDeleteCustomProp(ctx, property, params)
+	return err
+}
+
+// PlausibleListGoals converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleListGoals(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleListGoalsParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleListGoals(ctx, params)
+	return err
+}
+
+// PlausibleGoal converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleGoal(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleGoalParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleGoal(ctx, params)
+	return err
+}
+
+// PlausibleDeleteGoal converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleDeleteGoal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "goal_id" -------------
+	var goalId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "goal_id", ctx.Param("goal_id"), &goalId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter goal_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleDeleteGoalParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleDeleteGoal(ctx, goalId, params)
+	return err
+}
+
+// PlausibleListGuests converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleListGuests(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleListGuestsParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleListGuests(ctx, params)
+	return err
+}
+
+// PlausibleGuest converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleGuest(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleGuestParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleGuest(ctx, params)
+	return err
+}
+
+// PlausibleDeleteGuest converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleDeleteGuest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "email" -------------
+	var email string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "email", ctx.Param("email"), &email, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter email: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleDeleteGuestParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleDeleteGuest(ctx, email, params)
+	return err
+}
+
+// PlausibleSharedLink converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleSharedLink(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleSharedLinkParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleSharedLink(ctx, params)
+	return err
+}
+
+// PlausibleDeleteSite converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleDeleteSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "site_id" -------------
+	var siteId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "site_id", ctx.Param("site_id"), &siteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleDeleteSite(ctx, siteId)
+	return err
+}
+
+// PlausibleGetSite converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleGetSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "site_id" -------------
+	var siteId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "site_id", ctx.Param("site_id"), &siteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleGetSite(ctx, siteId)
+	return err
+}
+
+// PlausibleUpdateSite converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleUpdateSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "site_id" -------------
+	var siteId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "site_id", ctx.Param("site_id"), &siteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleUpdateSite(ctx, siteId)
 	return err
 }
 
@@ -5180,6 +5945,21 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/api/v1/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["getOpenAPI"]...)
 	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
+	router.GET(options.BaseURL+"/api/v1/sites", wrapper.PlausibleListSites, options.OperationMiddlewares["plausibleListSites"]...)
+	router.POST(options.BaseURL+"/api/v1/sites", wrapper.PlausibleCreateSite, options.OperationMiddlewares["plausibleCreateSite"]...)
+	router.DELETE(options.BaseURL+"/api/v1/sites/:site_id", wrapper.PlausibleDeleteSite, options.OperationMiddlewares["plausibleDeleteSite"]...)
+	router.GET(options.BaseURL+"/api/v1/sites/:site_id", wrapper.PlausibleGetSite, options.OperationMiddlewares["plausibleGetSite"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/:site_id", wrapper.PlausibleUpdateSite, options.OperationMiddlewares["plausibleUpdateSite"]...)
+	router.GET(options.BaseURL+"/api/v1/sites/custom-props", wrapper.PlausibleListCustomProps, options.OperationMiddlewares["plausibleListCustomProps"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/custom-props", wrapper.PlausibleCustomProp, options.OperationMiddlewares["plausibleCustomProp"]...)
+	router.DELETE(options.BaseURL+"/api/v1/sites/custom-props/:property", wrapper.PlausibleDeleteCustomProp, options.OperationMiddlewares["plausibleDeleteCustomProp"]...)
+	router.GET(options.BaseURL+"/api/v1/sites/goals", wrapper.PlausibleListGoals, options.OperationMiddlewares["plausibleListGoals"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/goals", wrapper.PlausibleGoal, options.OperationMiddlewares["plausibleGoal"]...)
+	router.DELETE(options.BaseURL+"/api/v1/sites/goals/:goal_id", wrapper.PlausibleDeleteGoal, options.OperationMiddlewares["plausibleDeleteGoal"]...)
+	router.GET(options.BaseURL+"/api/v1/sites/guests", wrapper.PlausibleListGuests, options.OperationMiddlewares["plausibleListGuests"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/guests", wrapper.PlausibleGuest, options.OperationMiddlewares["plausibleGuest"]...)
+	router.DELETE(options.BaseURL+"/api/v1/sites/guests/:email", wrapper.PlausibleDeleteGuest, options.OperationMiddlewares["plausibleDeleteGuest"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/shared-links", wrapper.PlausibleSharedLink, options.OperationMiddlewares["plausibleSharedLink"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/funnels/:funnel_id", wrapper.GetFunnel, options.OperationMiddlewares["getFunnel"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/goals", wrapper.ListGoalConversions, options.OperationMiddlewares["listGoalConversions"]...)
@@ -5315,6 +6095,23 @@ type QueryUnauthorizedJSONResponse struct {
 	Body QueryError
 
 	Headers QueryUnauthorizedResponseHeaders
+}
+
+type SitesDeletedJSONResponse PlausibleDeleted
+
+type SitesForbiddenJSONResponse QueryError
+
+type SitesInvalidJSONResponse QueryError
+
+type SitesNotFoundJSONResponse QueryError
+
+type SitesUnauthorizedResponseHeaders struct {
+	WWWAuthenticate string
+}
+type SitesUnauthorizedJSONResponse struct {
+	Body QueryError
+
+	Headers SitesUnauthorizedResponseHeaders
 }
 
 type StatsTimedOutResponseHeaders struct {
@@ -5465,6 +6262,1761 @@ func (response HeadOpenAPI500Response) VisitHeadOpenAPIResponse(w http.ResponseW
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
 	return nil
+}
+
+type PlausibleListSitesRequestObject struct {
+	Params PlausibleListSitesParams
+}
+
+type PlausibleListSitesResponseObject interface {
+	VisitPlausibleListSitesResponse(w http.ResponseWriter) error
+}
+
+type PlausibleListSites200JSONResponse PlausibleSiteList
+
+func (response PlausibleListSites200JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleListSites400JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleListSites401JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleListSites403JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleListSites429JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleListSites500JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSiteRequestObject struct {
+	JSONBody     *PlausibleCreateSiteJSONRequestBody
+	FormdataBody *PlausibleCreateSiteFormdataRequestBody
+}
+
+type PlausibleCreateSiteResponseObject interface {
+	VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error
+}
+
+type PlausibleCreateSite200JSONResponse PlausibleSite
+
+func (response PlausibleCreateSite200JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleCreateSite400JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleCreateSite401JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleCreateSite403JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite415JSONResponse QueryError
+
+func (response PlausibleCreateSite415JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleCreateSite429JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleCreateSite500JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomPropsRequestObject struct {
+	Params PlausibleListCustomPropsParams
+}
+
+type PlausibleListCustomPropsResponseObject interface {
+	VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error
+}
+
+type PlausibleListCustomProps200JSONResponse PlausibleCustomPropList
+
+func (response PlausibleListCustomProps200JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleListCustomProps400JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleListCustomProps401JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleListCustomProps403JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleListCustomProps404JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleListCustomProps429JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleListCustomProps500JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomPropRequestObject struct {
+	Params       PlausibleCustomPropParams
+	JSONBody     *PlausibleCustomPropJSONRequestBody
+	FormdataBody *PlausibleCustomPropFormdataRequestBody
+}
+
+type PlausibleCustomPropResponseObject interface {
+	VisitPlausibleCustomPropResponse(w http.ResponseWriter) error
+}
+
+type PlausibleCustomProp200JSONResponse PlausibleCreated
+
+func (response PlausibleCustomProp200JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleCustomProp400JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleCustomProp401JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleCustomProp403JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleCustomProp404JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp415JSONResponse QueryError
+
+func (response PlausibleCustomProp415JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleCustomProp429JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleCustomProp500JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomPropRequestObject struct {
+	Property     string `json:"property"`
+	Params       PlausibleDeleteCustomPropParams
+	JSONBody     *PlausibleDeleteCustomPropJSONRequestBody
+	FormdataBody *PlausibleDeleteCustomPropFormdataRequestBody
+}
+
+type PlausibleDeleteCustomPropResponseObject interface {
+	VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error
+}
+
+type PlausibleDeleteCustomProp200JSONResponse struct{ SitesDeletedJSONResponse }
+
+func (response PlausibleDeleteCustomProp200JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleDeleteCustomProp400JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleDeleteCustomProp401JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleDeleteCustomProp403JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleDeleteCustomProp404JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp415JSONResponse QueryError
+
+func (response PlausibleDeleteCustomProp415JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleDeleteCustomProp429JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleDeleteCustomProp500JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoalsRequestObject struct {
+	Params PlausibleListGoalsParams
+}
+
+type PlausibleListGoalsResponseObject interface {
+	VisitPlausibleListGoalsResponse(w http.ResponseWriter) error
+}
+
+type PlausibleListGoals200JSONResponse PlausibleGoalList
+
+func (response PlausibleListGoals200JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleListGoals400JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleListGoals401JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleListGoals403JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleListGoals404JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleListGoals429JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleListGoals500JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoalRequestObject struct {
+	Params       PlausibleGoalParams
+	JSONBody     *PlausibleGoalJSONRequestBody
+	FormdataBody *PlausibleGoalFormdataRequestBody
+}
+
+type PlausibleGoalResponseObject interface {
+	VisitPlausibleGoalResponse(w http.ResponseWriter) error
+}
+
+type PlausibleGoal200JSONResponse PlausibleGoal
+
+func (response PlausibleGoal200JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleGoal400JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleGoal401JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleGoal403JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleGoal404JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal415JSONResponse QueryError
+
+func (response PlausibleGoal415JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleGoal429JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleGoal500JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoalRequestObject struct {
+	GoalId       string `json:"goal_id"`
+	Params       PlausibleDeleteGoalParams
+	JSONBody     *PlausibleDeleteGoalJSONRequestBody
+	FormdataBody *PlausibleDeleteGoalFormdataRequestBody
+}
+
+type PlausibleDeleteGoalResponseObject interface {
+	VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error
+}
+
+type PlausibleDeleteGoal200JSONResponse struct{ SitesDeletedJSONResponse }
+
+func (response PlausibleDeleteGoal200JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleDeleteGoal400JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleDeleteGoal401JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleDeleteGoal403JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleDeleteGoal404JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal415JSONResponse QueryError
+
+func (response PlausibleDeleteGoal415JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleDeleteGoal429JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleDeleteGoal500JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuestsRequestObject struct {
+	Params PlausibleListGuestsParams
+}
+
+type PlausibleListGuestsResponseObject interface {
+	VisitPlausibleListGuestsResponse(w http.ResponseWriter) error
+}
+
+type PlausibleListGuests200JSONResponse PlausibleGuestList
+
+func (response PlausibleListGuests200JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleListGuests400JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleListGuests401JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleListGuests403JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleListGuests404JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleListGuests429JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleListGuests500JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuestRequestObject struct {
+	Params       PlausibleGuestParams
+	JSONBody     *PlausibleGuestJSONRequestBody
+	FormdataBody *PlausibleGuestFormdataRequestBody
+}
+
+type PlausibleGuestResponseObject interface {
+	VisitPlausibleGuestResponse(w http.ResponseWriter) error
+}
+
+type PlausibleGuest200JSONResponse PlausibleGuest
+
+func (response PlausibleGuest200JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleGuest400JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleGuest401JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleGuest403JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleGuest404JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest415JSONResponse QueryError
+
+func (response PlausibleGuest415JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleGuest429JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleGuest500JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuestRequestObject struct {
+	Email        string `json:"email"`
+	Params       PlausibleDeleteGuestParams
+	JSONBody     *PlausibleDeleteGuestJSONRequestBody
+	FormdataBody *PlausibleDeleteGuestFormdataRequestBody
+}
+
+type PlausibleDeleteGuestResponseObject interface {
+	VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error
+}
+
+type PlausibleDeleteGuest200JSONResponse struct{ SitesDeletedJSONResponse }
+
+func (response PlausibleDeleteGuest200JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleDeleteGuest400JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleDeleteGuest401JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleDeleteGuest403JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleDeleteGuest404JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest415JSONResponse QueryError
+
+func (response PlausibleDeleteGuest415JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleDeleteGuest429JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleDeleteGuest500JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLinkRequestObject struct {
+	Params       PlausibleSharedLinkParams
+	JSONBody     *PlausibleSharedLinkJSONRequestBody
+	FormdataBody *PlausibleSharedLinkFormdataRequestBody
+}
+
+type PlausibleSharedLinkResponseObject interface {
+	VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error
+}
+
+type PlausibleSharedLink200JSONResponse PlausibleSharedLink
+
+func (response PlausibleSharedLink200JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleSharedLink400JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleSharedLink401JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleSharedLink403JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleSharedLink404JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink415JSONResponse QueryError
+
+func (response PlausibleSharedLink415JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleSharedLink429JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleSharedLink500JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSiteRequestObject struct {
+	SiteId string `json:"site_id"`
+}
+
+type PlausibleDeleteSiteResponseObject interface {
+	VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error
+}
+
+type PlausibleDeleteSite200JSONResponse struct{ SitesDeletedJSONResponse }
+
+func (response PlausibleDeleteSite200JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleDeleteSite401JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleDeleteSite403JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleDeleteSite404JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleDeleteSite429JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleDeleteSite500JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSiteRequestObject struct {
+	SiteId string `json:"site_id"`
+}
+
+type PlausibleGetSiteResponseObject interface {
+	VisitPlausibleGetSiteResponse(w http.ResponseWriter) error
+}
+
+type PlausibleGetSite200JSONResponse PlausibleSite
+
+func (response PlausibleGetSite200JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleGetSite401JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleGetSite403JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleGetSite404JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleGetSite429JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleGetSite500JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSiteRequestObject struct {
+	SiteId       string `json:"site_id"`
+	JSONBody     *PlausibleUpdateSiteJSONRequestBody
+	FormdataBody *PlausibleUpdateSiteFormdataRequestBody
+}
+
+type PlausibleUpdateSiteResponseObject interface {
+	VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error
+}
+
+type PlausibleUpdateSite200JSONResponse PlausibleSite
+
+func (response PlausibleUpdateSite200JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleUpdateSite400JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleUpdateSite401JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleUpdateSite403JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleUpdateSite404JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite415JSONResponse QueryError
+
+func (response PlausibleUpdateSite415JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleUpdateSite429JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleUpdateSite500JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type PlausibleAggregateRequestObject struct {
@@ -9562,6 +12114,51 @@ type StrictServerInterface interface {
 	// HeadOpenAPI This API description's headers
 	// (HEAD /api/v1/openapi.yaml)
 	HeadOpenAPI(ctx context.Context, request HeadOpenAPIRequestObject) (HeadOpenAPIResponseObject, error)
+	// PlausibleListSites The sites a key's user can read (Plausible Sites API)
+	// (GET /api/v1/sites)
+	PlausibleListSites(ctx context.Context, request PlausibleListSitesRequestObject) (PlausibleListSitesResponseObject, error)
+	// PlausibleCreateSite Create a site (Plausible Sites API)
+	// (POST /api/v1/sites)
+	PlausibleCreateSite(ctx context.Context, request PlausibleCreateSiteRequestObject) (PlausibleCreateSiteResponseObject, error)
+	// PlausibleListCustomProps A site's custom properties (Plausible Sites API)
+	// (GET /api/v1/sites/custom-props)
+	PlausibleListCustomProps(ctx context.Context, request PlausibleListCustomPropsRequestObject) (PlausibleListCustomPropsResponseObject, error)
+	// PlausibleCustomProp Declare a custom property (Plausible Sites API)
+	// (PUT /api/v1/sites/custom-props)
+	PlausibleCustomProp(ctx context.Context, request PlausibleCustomPropRequestObject) (PlausibleCustomPropResponseObject, error)
+	// PlausibleDeleteCustomProp Remove a custom property (Plausible Sites API)
+	// (DELETE /api/v1/sites/custom-props/{property})
+	PlausibleDeleteCustomProp(ctx context.Context, request PlausibleDeleteCustomPropRequestObject) (PlausibleDeleteCustomPropResponseObject, error)
+	// PlausibleListGoals A site's goals (Plausible Sites API)
+	// (GET /api/v1/sites/goals)
+	PlausibleListGoals(ctx context.Context, request PlausibleListGoalsRequestObject) (PlausibleListGoalsResponseObject, error)
+	// PlausibleGoal Find or create a goal (Plausible Sites API)
+	// (PUT /api/v1/sites/goals)
+	PlausibleGoal(ctx context.Context, request PlausibleGoalRequestObject) (PlausibleGoalResponseObject, error)
+	// PlausibleDeleteGoal Delete a goal (Plausible Sites API)
+	// (DELETE /api/v1/sites/goals/{goal_id})
+	PlausibleDeleteGoal(ctx context.Context, request PlausibleDeleteGoalRequestObject) (PlausibleDeleteGoalResponseObject, error)
+	// PlausibleListGuests A site's guests (Plausible Sites API)
+	// (GET /api/v1/sites/guests)
+	PlausibleListGuests(ctx context.Context, request PlausibleListGuestsRequestObject) (PlausibleListGuestsResponseObject, error)
+	// PlausibleGuest Find or invite a guest (Plausible Sites API)
+	// (PUT /api/v1/sites/guests)
+	PlausibleGuest(ctx context.Context, request PlausibleGuestRequestObject) (PlausibleGuestResponseObject, error)
+	// PlausibleDeleteGuest Remove a guest (Plausible Sites API)
+	// (DELETE /api/v1/sites/guests/{email})
+	PlausibleDeleteGuest(ctx context.Context, request PlausibleDeleteGuestRequestObject) (PlausibleDeleteGuestResponseObject, error)
+	// PlausibleSharedLink Find or create a shared link by name (Plausible Sites API)
+	// (PUT /api/v1/sites/shared-links)
+	PlausibleSharedLink(ctx context.Context, request PlausibleSharedLinkRequestObject) (PlausibleSharedLinkResponseObject, error)
+	// PlausibleDeleteSite Delete a site (Plausible Sites API)
+	// (DELETE /api/v1/sites/{site_id})
+	PlausibleDeleteSite(ctx context.Context, request PlausibleDeleteSiteRequestObject) (PlausibleDeleteSiteResponseObject, error)
+	// PlausibleGetSite A site (Plausible Sites API)
+	// (GET /api/v1/sites/{site_id})
+	PlausibleGetSite(ctx context.Context, request PlausibleGetSiteRequestObject) (PlausibleGetSiteResponseObject, error)
+	// PlausibleUpdateSite Change a site (Plausible Sites API)
+	// (PUT /api/v1/sites/{site_id})
+	PlausibleUpdateSite(ctx context.Context, request PlausibleUpdateSiteRequestObject) (PlausibleUpdateSiteResponseObject, error)
 	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
 	// (GET /api/v1/stats/aggregate)
 	PlausibleAggregate(ctx context.Context, request PlausibleAggregateRequestObject) (PlausibleAggregateResponseObject, error)
@@ -9724,6 +12321,713 @@ func (sh *strictHandler) HeadOpenAPI(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(HeadOpenAPIResponseObject); ok {
 		return validResponse.VisitHeadOpenAPIResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleListSites operation middleware
+func (sh *strictHandler) PlausibleListSites(ctx echo.Context, params PlausibleListSitesParams) error {
+	var request PlausibleListSitesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleListSites(ctx.Request().Context(), request.(PlausibleListSitesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleListSites")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleListSitesResponseObject); ok {
+		return validResponse.VisitPlausibleListSitesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleCreateSite operation middleware
+func (sh *strictHandler) PlausibleCreateSite(ctx echo.Context) error {
+	var request PlausibleCreateSiteRequestObject
+
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleCreateSiteJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleCreateSiteFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleCreateSite(ctx.Request().Context(), request.(PlausibleCreateSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleCreateSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleCreateSiteResponseObject); ok {
+		return validResponse.VisitPlausibleCreateSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleListCustomProps operation middleware
+func (sh *strictHandler) PlausibleListCustomProps(ctx echo.Context, params PlausibleListCustomPropsParams) error {
+	var request PlausibleListCustomPropsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleListCustomProps(ctx.Request().Context(), request.(PlausibleListCustomPropsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleListCustomProps")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleListCustomPropsResponseObject); ok {
+		return validResponse.VisitPlausibleListCustomPropsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleCustomProp operation middleware
+func (sh *strictHandler) PlausibleCustomProp(ctx echo.Context, params PlausibleCustomPropParams) error {
+	var request PlausibleCustomPropRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleCustomPropJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleCustomPropFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleCustomProp(ctx.Request().Context(), request.(PlausibleCustomPropRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleCustomProp")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleCustomPropResponseObject); ok {
+		return validResponse.VisitPlausibleCustomPropResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleDeleteCustomProp operation middleware
+func (sh *strictHandler) PlausibleDeleteCustomProp(ctx echo.Context, property string, params PlausibleDeleteCustomPropParams) error {
+	var request PlausibleDeleteCustomPropRequestObject
+
+	request.Property = property
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleDeleteCustomPropJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return err
+			}
+		} else {
+			request.JSONBody = &body
+		}
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleDeleteCustomPropFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleDeleteCustomProp(ctx.Request().Context(), request.(PlausibleDeleteCustomPropRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleDeleteCustomProp")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleDeleteCustomPropResponseObject); ok {
+		return validResponse.VisitPlausibleDeleteCustomPropResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleListGoals operation middleware
+func (sh *strictHandler) PlausibleListGoals(ctx echo.Context, params PlausibleListGoalsParams) error {
+	var request PlausibleListGoalsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleListGoals(ctx.Request().Context(), request.(PlausibleListGoalsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleListGoals")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleListGoalsResponseObject); ok {
+		return validResponse.VisitPlausibleListGoalsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleGoal operation middleware
+func (sh *strictHandler) PlausibleGoal(ctx echo.Context, params PlausibleGoalParams) error {
+	var request PlausibleGoalRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleGoalJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleGoalFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleGoal(ctx.Request().Context(), request.(PlausibleGoalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleGoal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleGoalResponseObject); ok {
+		return validResponse.VisitPlausibleGoalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleDeleteGoal operation middleware
+func (sh *strictHandler) PlausibleDeleteGoal(ctx echo.Context, goalId string, params PlausibleDeleteGoalParams) error {
+	var request PlausibleDeleteGoalRequestObject
+
+	request.GoalId = goalId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleDeleteGoalJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return err
+			}
+		} else {
+			request.JSONBody = &body
+		}
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleDeleteGoalFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleDeleteGoal(ctx.Request().Context(), request.(PlausibleDeleteGoalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleDeleteGoal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleDeleteGoalResponseObject); ok {
+		return validResponse.VisitPlausibleDeleteGoalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleListGuests operation middleware
+func (sh *strictHandler) PlausibleListGuests(ctx echo.Context, params PlausibleListGuestsParams) error {
+	var request PlausibleListGuestsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleListGuests(ctx.Request().Context(), request.(PlausibleListGuestsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleListGuests")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleListGuestsResponseObject); ok {
+		return validResponse.VisitPlausibleListGuestsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleGuest operation middleware
+func (sh *strictHandler) PlausibleGuest(ctx echo.Context, params PlausibleGuestParams) error {
+	var request PlausibleGuestRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleGuestJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleGuestFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleGuest(ctx.Request().Context(), request.(PlausibleGuestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleGuest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleGuestResponseObject); ok {
+		return validResponse.VisitPlausibleGuestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleDeleteGuest operation middleware
+func (sh *strictHandler) PlausibleDeleteGuest(ctx echo.Context, email string, params PlausibleDeleteGuestParams) error {
+	var request PlausibleDeleteGuestRequestObject
+
+	request.Email = email
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleDeleteGuestJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return err
+			}
+		} else {
+			request.JSONBody = &body
+		}
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleDeleteGuestFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleDeleteGuest(ctx.Request().Context(), request.(PlausibleDeleteGuestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleDeleteGuest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleDeleteGuestResponseObject); ok {
+		return validResponse.VisitPlausibleDeleteGuestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleSharedLink operation middleware
+func (sh *strictHandler) PlausibleSharedLink(ctx echo.Context, params PlausibleSharedLinkParams) error {
+	var request PlausibleSharedLinkRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleSharedLinkJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleSharedLinkFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleSharedLink(ctx.Request().Context(), request.(PlausibleSharedLinkRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleSharedLink")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleSharedLinkResponseObject); ok {
+		return validResponse.VisitPlausibleSharedLinkResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleDeleteSite operation middleware
+func (sh *strictHandler) PlausibleDeleteSite(ctx echo.Context, siteId string) error {
+	var request PlausibleDeleteSiteRequestObject
+
+	request.SiteId = siteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleDeleteSite(ctx.Request().Context(), request.(PlausibleDeleteSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleDeleteSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleDeleteSiteResponseObject); ok {
+		return validResponse.VisitPlausibleDeleteSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleGetSite operation middleware
+func (sh *strictHandler) PlausibleGetSite(ctx echo.Context, siteId string) error {
+	var request PlausibleGetSiteRequestObject
+
+	request.SiteId = siteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleGetSite(ctx.Request().Context(), request.(PlausibleGetSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleGetSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleGetSiteResponseObject); ok {
+		return validResponse.VisitPlausibleGetSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleUpdateSite operation middleware
+func (sh *strictHandler) PlausibleUpdateSite(ctx echo.Context, siteId string) error {
+	var request PlausibleUpdateSiteRequestObject
+
+	request.SiteId = siteId
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleUpdateSiteJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleUpdateSiteFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleUpdateSite(ctx.Request().Context(), request.(PlausibleUpdateSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleUpdateSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleUpdateSiteResponseObject); ok {
+		return validResponse.VisitPlausibleUpdateSiteResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -10782,535 +14086,599 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Ld9tGsif+VXq59x6TWYgCKclxqOOzR7GVRJv4sbY8uRnDf6FFtEiMwG4OGhTNZLyf/X+6qrrRAEES",
-	"lOWZ5E7u3BOLJNDP6up6/uq3zljN5koKWejO6LfOVPBE5PDnWZappfkjEXqcp/MiVbIz6lxOBZuJYqoS",
-	"zYqpYHNeTNmU64CJ/qTP4u/PLwP2+tXby7jfCTq5+PsizUXSGRX5QgQdPZ6KGTetFqu56Iw6ushTOel8",
-	"+hRgh2dy9SpPJ6lc7/ksW/KVZvFXccC0YsWUF4zLFdNpIdiMr9hc6YJN00Jv71nIxawzet/5qvMhaBjG",
-	"Mz6eimdKFrnKNg9CqgNdqFzEI8Yl41IvRc7UDSzJ2esLGM9UZQnjbKFF/kizpbg2I9WMy4TJxexa5Bom",
-	"IlUkx6bTgOkpz0XCVA7tjLNUyOKRZmopA3YrxFyztOhHstX07Ag3zFLJQsjiJyEnxbR5lzP4zU7qWiUr",
-	"lkp2vTJz6Prffn9+ybSQiQ7YjcrZD+dnz3utNj+VhZiI3B/Q5WouXsEo9LbF1zK9ufHpgF3naqlFzgp+",
-	"K5AyaVM4foqpgwPTQ8zSwhBtv+VKQnfNC/lcjfVrlaXj1fp438LfuOO6WGVCs5tczVgxTTXTIr9Lx4Ip",
-	"ma0CJlUxTeWEpTJLpSg/w/Mi02I5FbnY90idX/JJ8+bqIldywoQs0mLFCj6x+5yLeS60kAU3T5t9LVgX",
-	"DnrGUwlTMZ8mv6bzA8M7cqG1SCKppGCCjw0vuBPmkTQ3dNs7BdIw633Nx7eGguKLm4OXSoqDF7wYT+Nd",
-	"9Lw+qzfi7wuhi4ukeWppwhYyETlbTtPxFEabiIKnmcY5ppqJPFc5W4pcsExNJiLp7z2EIl+d3RQib9h1",
-	"MVbScEfFltzMW9yoHJaESfGxYDkOf+8T8vPPP58tiqnZsjEvxObj8a3gucjjdsSNDzfR9qegM+c5n4mC",
-	"boRnajbnufguV7P1zn9OiymLx/BIqpV8Ol7oQs1i1jUkY4icLc0jaREAPbPj4ZAp6b8S9wJYpZs01wVL",
-	"+IrhbyKBV818xEc+m2dmmMNw+PhgEB6Eg07QMddF5+8Lka86QUfymXmA3r0yJ6jjz/xG5TNedEadxKxi",
-	"M3OEVy9V+2niyDPeNHA4zZYMYn9ccfOcjsIdcyrUvWZkBtwwJcNAPYZJnSDbzLmcCJrFJL0TEk6wt2fs",
-	"Wug0EeXDj3Qk6XobsXiei7tULfTVXOSpSgw5aDYz13ZiaPVvC105INBCL2DxSvD8St2J/Mr8FQMLiqTm",
-	"M4Evcma+p1d75saMHcFVl9icw7hcuLjXZ2fXhq2N8OZ1U+kzwz3KzyzVbKwWshAJEx/5uMhW9jLBVUl1",
-	"gDRtvoKh3aSZOSzI0jZvIOxD02GsrVYn6FTXoRN0cJbNd9F30P36DuP3mnVjHOD7l2cvzj88/cvZT+/O",
-	"Yyu40U8w43z14enz89H3IjdbFS3CcPiYfp/zifjw9HCep+NUTuLeKJLiTuQrEmlwxTQeeLMud6lOC423",
-	"9MwwfIaPY3NIU/1IHjAYjVlzzu54thD1NdcFLzTLUm04aLHIpQZeEkedqBOzVI6zRSKSPjvDLrEzoSPJ",
-	"3Nxw7K9jtpwKycyNpW6YGZ354S4VS236fx3ALWdfEndCFh+entNbaYF3ItAjY/ArOz+lWaliKnJmNrt6",
-	"jGBIKMnR7LqwItQ/crxpWvT6MN6xkkVqhPIYh0KbEttGUTxUifDPDjYSj2LWnWd8LGAYmo2nhlhNs9ei",
-	"WAoh2fdCXbxmucgE10L3Tlk8TouycQ1DWk5VJnCsffadOV9a8Hw8vRJykkoRBzBQrcYpz66kKJYqv40D",
-	"Fo/5bM7TiSSOGC+K2VVsBAwUg2JYsNgsMROzebGifafdssvqUw0IFEa+OHV7otUiH4sPT2P3XpLmYlzQ",
-	"e33s1g2FpUAGXHrbcwMswz4xAkK0JGEGXiwVkOUZ7RcMRSoirilwMeyaRLVROSUgUjPbX0WudMDghMDP",
-	"Ru7ALe7CWHpxQGKKLrgRGm5I9odODWFq5M0JTzPT8MzQfK1nJlLTFgwX7idiQwHbejKhFfM6LtqIhDb4",
-	"pAy3SFJdpHJcmPHORW4Yb8D0YjYzKoqZEQ5spXsBtRGwa7WQY1JykkUOQmRgpcY0904al4k7QPoUGWnl",
-	"oBpqws9XXK7oO+D09K05JTyV2j1upwYDdh3RhpovgL5WoEo5ZnglVWEbRx2LiE8SNSynStPrpuGSQ4H6",
-	"wbNsbWqw0j0kH8kW8laac69yI1wLbu4Tw4Dd9GKQD1KJsqm5zN3gnn6kg0YLwz+8v/7w9KORlFTOOB0e",
-	"2IzhyYk56zkf494b7dPs7st3P5lnTRfvLr87eELXPMzFymA0DkvwqViaiS/m5u4chOyFNzfQBUiXfaSD",
-	"khDgTgzY9cqjV7w+c92jhatdp2aQSzgbmVFGzKJDK332GumeF4EvmRil+tqoKDxBxYibdjWIT3abS/J1",
-	"t7L7KpV0IuY8L8oXxLKHKtqYZyJhi/kIeRu0m8TmKcm0kTqAzZoVNqqRGQas2HP8qWRV9nIzKinreix6",
-	"MZ/kPCFmcp2rxWRalKdVZQmsJZfQ/3dnzy7fXr05vzx/eXnx6mUMRy1g6Wyu8kIkPWYugkzcFEwtipHd",
-	"RJGQ2AMDhlVCBpPwlWkW1BAUz3A78FqDERnSNjoNi1E4jaRhJ2rhjdHbjVQ37PQjc12bRUbRyLxbLqTK",
-	"I1kbJopKTgT+rUNXXWfUKQWQzifzyDxTibCKTJNwhS1XBKv/yMVNZ9T5n4elmesQf9WHb41AQSLTp6AD",
-	"CrqRoYWYv7r+mxgXHSdSnckG7d5nTiRQDf7xl2E88uUeZB54hZjllStHd8jhjTzs+ICTWZQUvT77Cz5i",
-	"9lkLo4uZs3O9YvE/4lMWR9E/YuRGWVqInGfme7xkoyiKYv+HKIpPmZHAlC4iOQxt7+rGflvjH6DL99kr",
-	"iWKEPXqpZNrsLs/Mq3bcgdtWsxge35bKSjA1lh2PgHHOjPhvGJUR22Y8M7zPXC5SlFyqxqPwMtGKJUpo",
-	"Fk8Uz4z0563sjF0bqrNr2jWtmccYhyPb20py//juzV7UZiZ8H4rDrd1Fd89ouTYTn7sDkQIvB/+43EKB",
-	"9mmfDgvx0Vzc6UQqo0hEcsy1OEX5yLD9uCq3VS7FqenAbERJq8BlfWpYW27TaGfUObzO1ORwv8W24//y",
-	"K/5SFbsXHUSH/RZe+iImrHwk7dKz7Ssv2yx99SRuXHuezFJ5v7U3k/5y67913cvl3s1p/YVGZldf2Ui6",
-	"pfWaaVjlVHuKwWwfUs/Fjchzo5J3lstlf6LUJBP9sZrtt/RfaMUvbl4qKcAK22xJjc8v+SSGS4KN1Xzl",
-	"eSWMBnTqNGK6t+riwVF4XDVwRZ2jm8H1cBx1rH0EHU7ljCu24c52Iyw885yvXt38LMTtJlvdmgXKEEHN",
-	"vDRisdkENDOxRNzwRVb02Ezdkf5u7XmRBOsTmLKvVyw0AvJjtEhZVwRoGLoACVOWpqGEO467FOK2YkmK",
-	"ZPeFwpazVBoxEdUh+tJo6Dc80yIuvRszamDFbniWmevTM1wh7ZpXI7lUiyxhmSCrPJjNNBuYgX/zzTff",
-	"2Hu2yRy72YwF+32V8NWVurky06nsFK1fZ9Qxi2oIgMxb9BHm0mzBeg38qYkWzbENUJ4dmOmaz6V6LGQC",
-	"OrlULOEFJ5nDCJiHcaFiJhdZ1t8wGeCJjeMfBJ0Z/5jOzOgHof2/oDNLJX0ZNBnqX4vczqOxP5FfrfW5",
-	"7Uibxt6mvwpsPJVSJD+jArbJBeL0M5Ya0UqyNMFTTD8gTfMsE7ldtlwZHUqW9FA7u1/T4s15MS3nkiZb",
-	"nQzOMJ3K4vFxZ/fKZXyh0+tMkAW+4SqoH2cjSMLREwy/sacMTh35MD0zszNGkGGsyqDWDbBbzPCVDZzx",
-	"j9aZehw2krad2/NG580l2lL8iQiZaCOeK2CmqWTd+Jdffvnl4MWLg+fP48DyKVaohK/QInDjG8JLo6CZ",
-	"svNN/E2lEvUIw9VnM97khBhsdkKQk6Fx6o+3T50M0euzd0880uxuYNVN8B+ouciL1dOncInH3ujj05h1",
-	"K1pEj+zx8f94GkeyK1XRC0ApspZPp3PJVaMCdc1z88ZXJHl99RWqFtZkyyO5TLNkzHN07JA/lI9zpTWL",
-	"D2Pz8v+jl//H/4tZ1wpNAaorUhVWFKyrIR2QP0akizx9+vz8FKSTkWEVT5+itPzVV51tgoLeTJHh9o25",
-	"MMr7HW8IeIjNdhstKmdxwlcx+lpmShbTmveK6KJpeKltfsP4httH90IUeTpuIJtnhnwPnG48YrG19cSs",
-	"a6/xgL7VRjF1hqwYvhZLOOpX8ADosWjAvDLtxfbNK2vJNN+gwRJM3UreiVynSuLjrAvUx1HbJBuQyiN5",
-	"nQt+m6ilNGMp0pm4UvIK5VD7Clxn7hVWvtFIJirXgZtJ4A15031NC7hh+Y92UMdrZIZNtAHa/tcJSU5f",
-	"oyhUKIZkY+Z7FJpfiYws7z0K8UmyjaVFwLiOpOuRjNXmfSS1gMWPZ4qO1mBo/uyiiwJ+9/p8pJEVWjZo",
-	"zqzhCebHpyX/DDxWeupYKYy2zy4kq5g5mdk09quSor4dR+GmS8LdIPeh+LetLvdEzbi5Fo7D0FnbzFLC",
-	"hH2WqoUshByLU3YcDuCS4PZlM89bsQIDj2FPaCKpzJH+Ar2lea5mPFc7ZIE96M0I7hdk5mygOhDVR2S9",
-	"tOZQpKcuidUwPnb2+uKRZjH5Bvv4qI57p7W3wG9AzZUS0LJq+6wcS41iBGfxkucylROyt5ItVawouISs",
-	"s9X1JDG4aSFNn1d2cJtoZ9C8enRTbnICP4PjwOyF6qbVdXfsFTkZfjz/pe4crj8yz7j88HSeK3AA+1o4",
-	"srNpiuZ7NuZ5ngo89K7rH89/KR3neLdCd8gE4izVBaixMV3nZnGe2rdj5/5Fbfwt2SNBCjDigJEEgoo/",
-	"KWaFUv1IngGlW8dI/B51wQ8xG3OJIRrMWqfZ1OxfFyiDTomjqZ7RP0rPSyTbul4CxmEEGEhRLCH8K1/3",
-	"/qzZPmvLH/dL/2HdGWgZ1E7bQq3NCrHxJEkN2fCMqCoVus7ATk7WqNB9oZyNodny8MZI3s1xRN/Z4J+A",
-	"+dIu69YU116z1LoxHIjCgFroKhuDaGDUTUFBP/GmIVfDfjaG+2yRtCHM53NG/FblxSY1VJvfWluVVF48",
-	"Bxe7mTE0bQ7oPdRQ62gya1NqoY/0noonNX31wAooTegthDo08FCuxUEqtZA6LdI7wfTiGpfbap14q56y",
-	"+D9JVrmK0U+HGsYmGwTGVmwUFhrOmhktRRJ+qxI6nzT8d/OEdMwxBr3CmZ7Ps3QMYuzhx4PlcnlgFudg",
-	"kWdCjlWCN61nuxQf4da8Sue6M+qA2eZO5WlBTOVTW9KpjOk7lc9w7NWFfWWDEm5SkSUosDgFHaeq50pq",
-	"nOa3PPkhLbbM728U6OZNZya0RuM3iNoztAhA8Pa1VtmiEGxaFPOu7rF3b34y+6QLXiw0KE+tJ3ue5ypv",
-	"muAL59z6P29fvTQXwRICcP2oZBRbSS/wxbd4ER/GizyLe2yWag3khtcGl5FsGj80VWlCxodwj2KwAbDR",
-	"x8eVWwukwpmAWBF1E0kbLmMID7zSLBHjDKIau7G1bMeMkzs5MIKWIfKxORmG+hleAwHr9/uneInp2LSb",
-	"sDg3apTR58XHsZiD7sbZNUffX6pZkqv5XCQ9DMqjzaOIJghegXHiZecnLYzHQusDCt8/gJSCgzKhoGnr",
-	"6O3DWvoB7OF3Kr9Ok0TI+9LaL2qRO9MaXPDWAufsAdz0C79Vie7o84nusrTyGfEe4iYqg7heFBS8AmNc",
-	"G5M1kpnNAW1Z5HEk8TsncUAsVywSo5Y6USoRmSA7o+2MhKkCouBEbp7s9dmrHCN2bsXKKCpjNYf9jyHc",
-	"b2SG7EKk4H3zjR5RHAeOhHVfv3p7GbDX78x/zi6f/RCw5+c/nV+e9yJJU6xqBOZ5dsjn6eHd8BB+AUNQ",
-	"Lm4WmoJ2caGOwyNDY5+Czg+CZ5gp0Z4O7GZ21G2n9W5SRw3b+W4OZhizAqteHzw45sBJniEF3JNGbSOQ",
-	"kSByClLzaPHkIRggBEKJj3MxNmrXDU+zRS5OK9H53IXjUwB//F8HFOt/cJGA8OQddf+3XWe7zBiAkV3I",
-	"O56lyZmhVI7ja7t00LVUeLvqxWzGIXCAm8MgMBjqKAw9vtoJOqDhQBtmcbwW3nfsNQT8uPbih0+Bt0vm",
-	"LKPeAA6OJXgfYRoVtjEcwgw/d7PwHkazM3QSrN08Y+TboCidshjnFhOLhkwQJQVRKTTx3UJKke251BOF",
-	"Rkl/qXUh5hU50nP1liKneXPD6psGtFt+GOu12NbKvbci6EDIZnUGPlOccs1OQnYDa6MZz+B0byAakBXf",
-	"d3jlbRu/U7byOcOlpfGHa9YFltzw3zYLem37GxqqfgLGs88aVMFv8QquriEEJlEUWrljrZYQFg4fZNfC",
-	"KOPQxX+3I/c9nZ49DlwLeh2GIZ6L7Wt9m8pkM7m6Rj6HMObkZvW5g7WLQ+uPNJvzwtxvpXCDvnm44w+b",
-	"R47NEjVXHn94Ik5SPc/46j7ETK9e/ZsR9VsxmREx70HXN6Xr0acWcrlUJESGMRMoDTYvvWvtvR0VtTRi",
-	"EXnySDqOOvaW4ixJZ0JqszSfQUe42zXhwxAPCB9PWsgeRC4V2ePJf2vRA4xV/xdMLvtRjbWjlIsNEShu",
-	"R8c8EzLhOSMTXBOpgJmzXG4Oz1qjMth7S6Ph5xDGjTP8NxC4kozIxBec3M9AE1so3UzAJYhlapF/GLm8",
-	"BvPuqZWeMEwn4zJJ5eQKP4mPaUF/WrNBwCrZRAGrJhIFzGbmmF8W+VgEoOtJkQVsUcyu7Jfm75lI0sUM",
-	"/y5fM58KkdvvccsDmyYeMDUXOS/MIPVKF2IWsETcpWMc/GQBo9XjXAh5lQswsEAmi8vMChi56gM2TotV",
-	"gIksD3uw7Z1A9L/9OIP+SnbQzxgFBKTVrillBkGGbLKjNwykUA1kjvkEKmfi7wueGU4DDfxLGYzLavaY",
-	"jBkiLfMaR0kLn5dcGmlW5Kl4YIaiFi4lxXKV3zNDcU4r6nI9s3QXP6nqClw3NIHh5uV+3RhCMvwdiP4z",
-	"pjZVi7osAF8xrm9FAv3MMGmHS3Y0ADdx83xcaIsRwNQCaArMZ9RMjrYyl05lG/uMwadesI63M2WmmRdu",
-	"s2PEdg+Ie5sJBOjJgrCKPxnJ5zCSwAK52HRxViiFqW42zdPuxQ6eQz6UfXkN+KKqW0BRH+7+nxpdbPPt",
-	"b5vwtwOn6V40k7x4zXiS5EJ/Fl2XDqYKf6Rv3Zit9KckQ4CbZj7jGoOrcU1u/Dy1U+ulypPqQOd5esfH",
-	"KzZ0kSNGGaUnN+iZth0coxAJcQ37C5vnqkCvK+u6DnoPrIeWRFHkfGwYoFUju9crxuVKSdHbRSAPrX0G",
-	"nSKdiV+VrDMR+tbRg2QXZy/PyhCtLeRctugRdOP7AdOL8dTcSueLXM3F4bciz1JI4n13+ey/nYLU1nG8",
-	"J5sp42rQU5PsIqKHPqkVJ7Y/wCyVeCt7T4ADArpHXiYg5osucEgjtH5Is4QbDkSlx/fQDxuwbtT59ddf",
-	"o07Pp1rHNE03zy6ev8G+OgG+dWTeGoR9+N/h0VHLt/9t+dqf3KIVt7gHk3gBeH8vVXGGgu19PY3YTulh",
-	"FtUZhycPMV8EJyyxCZ3dF5Lzu1yu7CPmyyzVBdFmWkbhJWq8mAlZ9EaRjGHSMTypWQGpVYQetxZ9YCET",
-	"d8YZ4NAprv2zowxcA18mgsDCEFp+g8oqoD7FL84v31w8e3t19tNPr36OgVpequI7tZD3phK6i2B7bkxD",
-	"1Vkdf/6sXio8r9YvwWdGJsetrWVGcRu9Yaf2QiXpTdoUl/xSFWxGv7JuDeWOwjSTXp+9VACbWHNnW6i+",
-	"baQDz3zCPLlVpnhyqdRPPJ+I+y71JQD+gW+cAB5JRzGNVpZ98EDEZHuBHhDsgj0+Zj+m38ICg0nlM6Ia",
-	"BL6yKaah9RxgHF8wlsFiAmkhi4eLa6DVAzZ/33XDO8J5KvQII7tHuZikqlQc73ia8etMMISlfKiFJScM",
-	"hY6D8JgvJC6tTWKgG2ppnjGXJwbSdTnedAGkcwFMkudwqUJuVq6EXkl4l+lMJK8Wxf3W7tL5kAqlbkHP",
-	"txQ+DCk3GlyfIEnyFShImEdgpqELiHgbMa5vKUVDT1UOODJgP1A5uxFLkXuAMTkr8hXjEyNrZ7wQD0fi",
-	"WyYT/993529+ubq8eHH+6t1lmWjFhiHTvfp8TlkuYJA3hcgjGQNy5gFAZ8ZME1QmJA8ZkUotCoI2okXI",
-	"zIXTrS1FUF2I3tpF7HWy+wg5JM/yDF0q9YLLFR0vfU96UAqRDonD6gfbnNc27fns9QUSO6gyMUa0DWIP",
-	"++hWrBCMCx8LnKczFZBSepOlkykYnjnE4MGzlVRhi6zXq+wka9zIB9+Id5IviqnK01/FZ3I0s1RmfipH",
-	"wOiL5w96VkzTpacmKMFsApaLO3WLqM5koAUK9xOuWEzB7P7WlfjFnmkXVeVe7c74+eefD+rYsNvWug4l",
-	"+8lF9N+PBVYlin89E/RjFx9IcMHg2X8vXogU8Tm80CMMyw0t87FYzPZgckMTYzFyEULH5upnAO4N2rZ/",
-	"i1c3+Xj4zQNscp1dt+F37FtAv8WwnZITQ3RyJK1o3Y3PXl9cvTm7PL/66eLFxWUMcIq3YhUw+OXs3eUP",
-	"V9+dXfz07k3lCYJaIb2rFxgejTCoQI1+xPI0zQTEVtvlNMpL/OLsv64MhV6cv716ff7m6sfzX2JmW8BZ",
-	"AmaQvQUIrwQWGEgPUvroIlhr7efzb99eXJ57VH+MlrFTDOm21jLKjEzH04ckzoemy/KW/l0Q1jkfT91m",
-	"GkapBUAW1SnJ7SOnd1n3epFrpENMMSTE5d4p4zWSAkE7kkaDEQnj5ZVgRObSAbqRSCGys7lnISNJP1P3",
-	"VXrlBShAcG8WWD6ALWSRZmRcAex0kTwkxdxfmCjJBduwF2fNNDF4mKtmL1niS0gC76TT7+6Z8LDwWniA",
-	"zIeXJCetMB3ImSqsqKRnPMtYjA3ElHdkIZaGYfhI+6Ui5rm6FoY78wSRvfSUz4W5WTPFE3bNMy7HIge7",
-	"tYeXi5PrUT7IOznP1djQxXUmzqGMwr4RiTvdnXouMnMwIQ9rmeoWrs6aQx/yIRkALgVsELDws9wDFrio",
-	"6h6gbxuC8XX6q9gQNlG2tTbmQRiw4UnATsKADcLw9+LiN5JnzZS+3Wr+TurFHDP5X4gk5ZeQwPlAhjrn",
-	"j9iV1Vm14p08rBXP7He8cwhoFiaz7qsf91sDs8vwGDoMrqZKF7DYnZFcZFnQuc7U+PYKg/EgDbbz5l3H",
-	"fg2ozQ7w8PCrTtAZ5wDBfAVpwZCCHQ4OwuHlIByF5v//2gmcQ7IGfSFmPM0gddh6+a6VkTwGNUcjDsx+",
-	"BSQETNEFLhrmc7OWUht00gTynUv/GX5NDrLOaBh0cmEWLlXyCsKIRt+EQSdXkE8OaXUd3xPWqbijvJ+w",
-	"KoY3/+PL4VE5/wX4getrdHQZPhkd4TOf9s3/fUMJvJtIiqTMvtcy+VREXmjIG94ITID8bc1Ia+H43bGt",
-	"5PcdD4fmbMwrAAfO89uc0F46hgHoEIbGJooViiLVRM6wfo9VYgYh6wJXGCt5k0ICMABvZam8RXAu0OW9",
-	"ZO+TJqymoJPkan5VTHOhpypr8D78xYJcE+8FuK/hMcOwNr8gDofkWhw9yBkg/Z1ibgREtkrlPULD2w8F",
-	"L+joeXortg342SLPjSjq0Ll54QYIL+8YoffMvYbYhFaBxOZIdRfBVWnHcar2r1TILS3ETO/ZgKOqBiAN",
-	"8zyJ1KidyltaSVYgYJ7n0LtRyF9PK1TtUa0XEyEzcF7R6l0rlQmOYLLIH5uwOkuIhvf0WOAN/kPDXtAX",
-	"PM/5qs0BeLnIMoe/k5M4UqNjw5hRqkXGeg+ybe6mRoy7+qktSL3TtckGHqWsr1WtNaDDD43UDVv8Q3mD",
-	"NvE4kHfdLYsIuDMsaYRBm5tY3Uk48gMKMS4wkjRywhcof0aAnq9iNPNJAuXvxl/1vUs37vXZ+WxerEbw",
-	"iHkbNUIfDmkDx6ym9+53kEULfBW8rhswRtapyiYMb8DL2QH/CYifID3WtxrQT2h00Ae12Lj7bjmeTW1o",
-	"7j0WpRG1sgp804ByEx4dDMLatjXtmV2oai8N2dFgK2RFns5mKOM+xNJuWbPngGeQ7Lto5VuEgWv4wYcm",
-	"3tmalmh0XtUoXhJ6I6juGsVQE4Eb33Z6aSV8/ftRS43nujO4fTF/SnVxT8HCCQjbBulxvYZL1AgBO5sw",
-	"Q/wJHgTNu+BtXnhhnmu8iqgN2/n25flM2avtyrS9Mr81WuSzUrdcByClnyz8vBVmEU1QKijbOWIXb1+x",
-	"o8HjxwcDxrP5lB8MoXwXQtEC7n+vdq1GsizMEcJXGuy3KhHse6F+SgsxLAMZbKYYBxxvyWcp1dMxL/bZ",
-	"G6g7BFEpkbwVc3S1uKsVMO+7AP7MUPUL2DgDvDWUHHXRW792w+ZrF5bsNerdazC/UIPJg9avLROBekPC",
-	"NhiOK8ncGpyFiH7eLdOyIxkfxha1dwVOI3VTQTbyIYB5BpFBRXondLCh+AnuRSSb1Dnai8rara3N0Ya1",
-	"+T3fIqSAP+QV4gK49lDbUQQVVKL1WiUrrCqMgD9oyWLRIgyPxFN2HIbrOnxpZNwEY+gY6Sb8wlLpqKGU",
-	"EUx+tjpFW1/qkr9FltgCp9rGiWvvqilXxVn1fltrXrDpYsalC3VqvKqsNa/pdv3h8vI1LVLgqo31Ozs1",
-	"EDsm13rTdn6XYYgil6tXN53R+9/WCdCRUxgMPqz3+mHdwErv9tkrwtxNczDFYxBBxfzKbaahyJIehOtq",
-	"tszTohCS6jcEtlBCEMl4gPCeYXyK5W7AFgQmdcMcu/FKAIrz5RvAOY0rRQnBYt1rtBlF8hn40DTTU8AJ",
-	"gPrGVD8CqtPBCE6ZGQBgnYUIAegCrg1fm87PJM9WRTrWrp7kDPnIx4OJOvBWFpbeYefswTfaqyeUedxA",
-	"aoQG01RAGsqRS6byBL3xrcQTnMjbQszXj1sTn6HofBxII1FCg79nxoqoPA/JV3HO9xDL7UbXcMVk+veF",
-	"SyB2htjqbT9Ec5r7HOxFLWmiN2ArBY6GqMIR+KxPSzDIsmhiN4Yenh5hQVr88HXcqxDfXoifMMULfPUJ",
-	"PEofhjtosyVZfmlhn9jCH0fQxwF/QSHfrkhbAd/yI17sa3o1V7Sh/Csr82+nvnAvxgvR4VcP0YU7lHuy",
-	"Z1yST/ucg6BhTTZPZcduvBB7W9MJ/ox8W01sqKws76lrer0mZtBUFNOrcI4NQTEo1q0WMnA1QKH4J7QA",
-	"5WbN28DmLB80+o+rRV66+FEG2A3tvG3tvvj5csTRhmnUN3Ub79hGFGK+73wq+FhN9EAQYT4GV6PIbZ67",
-	"aikC1GZnXw2qw9k+0fvwo1o1kqoBWy2uM1HzkjVyDjwGZjS19q40bcBnNZrkaq5ubu7Bx+jNh5mbRZVs",
-	"FmtJNGlDGPdmzA1U0vGaK1eqNvO1fels2KkmArNwgPtQFXhpxw3lb88kFb+ntbp4+4odDwdfM/sKeHxs",
-	"4bUNHjHPv107rGsPIL7SzmHgB0zK5ahbncIoKJy8YlFqNbLWoj8CHm5nhmYLfjTPeeiF6zFHawiGU2sV",
-	"8+fiz7zFTJrUDRhyYEvg4RLX9iIoaWATTT1zBLiv//tO5HwirggNfE9T0ctyV6HiUpmebkd8ykSmMS6a",
-	"ugADKy5bpT4JpIhLeNK+3LSkteHPjLDQtIWJGKczGhIrlool6cS0XUoSc5UaOQPLqwyGYf8kjBtZzOYT",
-	"aE9cv7Nrr2mgO7ay3Q2yja9ibayWx2UzE27Lffc9cIUqePaliQ0CHxczI+aZHccleeTo79+dyLbemO1u",
-	"SWJa3mVJdNd0OVb3PFhjObt52pdW4msc9I+jzJuB/54Nb0AuD2h2M/P9ZwUibj6Q5+7Op9j0LvgkrP7Y",
-	"GwFGiRPGVCICVkxzIdiYz9OCZ+CVIHGiM+r8f+/PDv764bejT//RaSGWNbjaB8Ow4m1bNJkTT9n1qqyy",
-	"B8GKrCwHSKOJZHe8KNbb7FkgtVK4W3dHDpscbhuExt1rWO0taCiYUjOQPj5+gAuqWSJ8XXWCbtj0ipgI",
-	"cfRmyFXHJoJZQ5V/DL86jE/BcWqLiG1xoNoqm7riQl3bh8ZaRdUTB6uy6YD9SEtmD7EVhp14+qFhnc2L",
-	"/ww2/Qdjzl/QDoSr0dbKWhZP2WMYpZ/T0oK67QSV1KKdzH2LN5MqSK27YC3Fgf4KrmjgA2ARxOqvUCxm",
-	"ngujXI4q0BKPNOZGdLGME6aAmsH06gWZurH79ENaxAErVIZljSW6EbFYEwRG2KJQqWYczIW9fiRfYKUm",
-	"jNKE81tm1WFNnzHXInCZ41gxCZFJ0olUuUhsEUsq+oTJgKlmsZFIY6rBCgno0CuedSUFeX+r22V51/YN",
-	"gafMdqRFhokta4sHbuStcVjewoFPuWaYtzyfZxmNdGvWWVrAddDgnb60l8CpXRI/6QzqpktwVluS6W1R",
-	"w0vKm3I93VzWtKBi9480u8k5QN2zbvw/+/1+DA5pCJMlGzLEy2DCOAA35o80FLrlB6aPuHcaSesQtzMw",
-	"Gsw1Ei560KnSVp+VcgqW5IRwovg4DGPc+A3z8mW1sv5Xw/xwIP7VSgR2vSjKSCZBIgFI90ARCyhc6xz8",
-	"dhpQ+MzOA9JH02LbJPwMQC0gHwIxeHAUkcSeCE8mW7GF5Eue2ytu9+ybL29IG2mo0OZv4alD7nYIZNUj",
-	"sa58eWECB/o2nR+oObLVA9D5RO6q9EHZtV3lYF1Cfsn+mCJDyags5WaeAUSRQlEt9Uh249+izjzjMuqM",
-	"WGS6izoBizqIfnSVwvcwlrjXZ2+xWiIVYje86FbMwUJH3EkmZidgUTW7FhB1juysEB/dQQwY3L8IbYJj",
-	"w9ZKaqaIraMQy9FGEs5JLnThisudUj1WKyzVgkaROSIdOXkqDMMAKUxHkho6ZdeqmCIabcJIhK1KXn12",
-	"ZuFHsEFbI5ZLJg5mPM1shkUkwchAUtg3zEJRk3Lf1XM+FlBQvgDox4RrI7nZ+LZiKmbAJ2g0UFG3m4vE",
-	"jCPpxWYgNqP/Voh5WZHFzB7hYsBD1gUsDfwGw/Qgici0RqVnEd8CYAEArRtRAZ6f/RK7/YU5U0v03Ya2",
-	"zF7Ama+N6vExS1JdpHJsflkd4urNeZpr27CSwisYGMmSB2Bib8nkRtbzxnSRZpllQF1kBMQoeoHTS6hu",
-	"eiRx0A5yylJZtRj4bx3MLzc6X2KkM3MqsNIu3YNY/KCZSdhfDXM4pTAkqLoPBN8D21MCJVjJbdnKeO0Z",
-	"u5rt5o+caTRg5iSjFcec2UHYPzEEBiCkJyGeaquX4mE/f/cm6nyKgUPQi3IC+ZWEjxJSQWgbPnliyZj8",
-	"pc5IBUt+hKYrK5bYvqAaZVWFZV2r4fb67EcxL5j4yMeFUYy4tYtZjLWbTEGhB+yoB3cElmaRYLAzm4nX",
-	"Oi3EqXdFbaOTPrtAOQqqa0TScs51siATHi6kbyEbmSWklMdarYmGG/Tni+eXP3z84fzi+x8u41NGgbzZ",
-	"CmVT4EEg3aFRRLNBv2/4VdjOOdAkIZ9vd7qYi2us8gSD2syqWQHZCN7m2I5RkB3BsR0tZFrE68aOZuPC",
-	"M5Wp8g5AttegdO8ISjJdrrf9Y3XpHAsceix7u9BHApfG8D9zv2BLNoYZUuWkYqb/3lYRwvMm2jz5MsJy",
-	"1zu/1Y3wa0Jsfapsrqh4Mb4CaF9ltqqv9tvgSsDBxC7NfR91TqJO3ENoIsahoq1trBufGF6+eeXWYxw3",
-	"aAob3eSlLr2fHQ7ewWAMDCbGO6IWaLpOnRDr0eiSzPiGH6T4CD/s3PF5Lu5aPFhbGhwR9U+NUKebFuwe",
-	"4TTIpIqrmmLnmVxtsfwNETcQxQDZA3ihpjPAFoJsCXMrEGQVEOeIAv7uH59jrohagA7bFp9DdUxytbx3",
-	"GE7QaZ74azhhSlqRGgeTFmLmUK+wHBL4cucWzU8g1O3uJFWz71u2xcfpaAgIg2sp2bpda9sTYAEp1Atu",
-	"PGigQcheOJVB0y6CDgjTx01xWTEAW9WNw/4gRpAoZ2PIBRO6SGdgYNRjnomELeYMi+MUbn9s4i1JZPSi",
-	"ufrtpTvOFjq9Ey+smxLXcFu0yA6fZqF2bzAk2z/c/oLP6j4OssqR9QjBNumTDhEvTLCJa7yaC3n2+uI5",
-	"QWE3CgH0DDvqhw4ze52BpvJGebRYdqHmQvJ52shC57yY6oa3ajO2TQTYi32vaUKv+US8TX8lSQM8EZ3R",
-	"SVi/JiACGMIEzDJBdiKaHwdhMDwJTsJgEIYfmrbNyw9cl93mIteG7cYjpo2edo2lsGf8FjSYbHWKIJDe",
-	"73BLGWFjOVVY97oeoO2M5NR4J+hsyOEJOs5qdjaZ5GLCC3EGAJN73qK+DfNuwLhtjOAq13c/F3qRFVvz",
-	"cVoZ+9yw/wJS0lpyzrcrUtfq8QIlBSx5Ls1qrO3Oz9MVS2eI1QPlmdhS5IJl4qZgalHs9n3bSTbS3YYZ",
-	"7Hkbu6TtBoR2LIMOzBI0qlzcpWoBVJyqBELs5yIfgynR/G0UIQ0aZYxWL/CWU7pKzYduOLUk0AO8Qcuq",
-	"Hpoj7NI6e93A5Pzwwtmc56lW8sqJveszq83kkXZyJvqvsBWBOQD3GIXreu93awSADW3d/ns5QeZKF5Nc",
-	"rLtBEN92pwPEvb99aKgjlWpHTT/bbdeHQj+/bdDr2gj664qLz2kwD5BrhgCbN+k45Zk1erMuIKKCqSrA",
-	"bCquWVyIj8XhPOOpJEtVWuhIgkaLMJldKMWFb8HZQeBL3bM63Sk6ZeA3zuIf0iLe4KGJZN1FQwiO6PLH",
-	"SgI4SrRt2K5Pa7q7zQXDhyPQNVHU6UO/sZW1sCsnep2yWMgJn4iZ9U9JkYJ+44U8gmVRRhJNG920YOJj",
-	"AaZzJ6WZ830tzOjAyGsGS5KWWfnY8gidxFQzA0WdU3IoS8XMjVy2lWrrbOr5aXguX9nGMILcxK23HQ/3",
-	"f8SRpC1Hq5/p2ujTfdbW+QXmYeiR3F9Gf72L+/1+r5aTZzYcB9pn8Tw+jMFujpl7ZDR8pNl4zWoOBuv4",
-	"P+LDmKxHcWk98m1rVAXA0JD5epEJYsC2H7OstgkzynkMsCs80wrrroGajWfIWY8hqwDOM5wOlZlO8BA5",
-	"ywQsfCQr9IGz8adRegXXzFcb0NDwdHdeL/LxlAM2YWngRAQ0P9KOTGCDsH+ybv8KOos864w606KY69Hh",
-	"odfR4XgqxrdqURDgAzDFezseP9X563+0dxQ6fvSGpmVY1k5nX9J8sVkTvONBLMZljiGWg+pngSdgrGYz",
-	"fmDDLxLU0NQNPaMJbHeaOn+aq5IJ6XRU0c1wqQAjFG3xQcDiUTcsXsQtDVRlqa+djzblN9+Y816nQ9QZ",
-	"Z2mWpRYC29MZwdyObyQWnxgsbDqVY4HqJWhfSopTLIF9FLJZKheF9TWAB7v8MmCcSSOGpXeAUeR7C7mO",
-	"ZGmk2ik9NHlxBxtcuI2e2ynX04NrrkXCcrUoUjmBw0o8EvoJIvmlPLee6pJu9Nf6FOr5d+Peno5c619t",
-	"8OSy/Ry5rOtJBhHENgiZoBfBYrpmK8ZtajkrlAqsAMCqdlsq0g7nondPN/fuF2QzD7B3BFyG3jKDXNFr",
-	"ijljXTjA6H44ZWPfQh5JMpHDLNZNkpvyKuZtfMPe6PC+6sF9Y68z+rLf2cPfvLGBFv4xfzz2e8/s7EgK",
-	"WB0c6Ha+stI/t49j7UteHzppz0enaslueM4ScyQck/GZ6RQyYoQ0PJAUQj4RkQz7/UEY+gIaHrqSf+7B",
-	"FRf3C4Lw93SRZ3GvjIpoDFkHiaGBnpcbErvAv8aWaVJMSUm4XpHAZHnCKbNC7FQAIH685pUDz9ZKRxIc",
-	"tO3Y66dtqteb9g7aUcXbti4Wk4wJZnCQL83dbp14seGVMbxAwiY44zB6aM1rRz5w6sbmLmyQYSPpBFdc",
-	"kE0JDGvAIY5o1vbxQ7OPKNiekFYLe8a8h/N3b+J+uxzaclfUUj+EeaxwxeJhPa9zwW/heLawlu3AA/3N",
-	"i8Rb9wqu2zPW/YT+AnPZgHdzSZVI2PVifCsK1o0TMAgZBkvDJqgU1r0VK8S2RQMU/kiXG6rfUCwTrTec",
-	"THWNVrp6gO2/yGpnMZfrvYZsvrjO0jFAd9kqNlgdhkDiUSXWcIMDdHMB6FoEIw8ozQHT6URCvFcviOSw",
-	"LIza9Z4B8f86V0tN0ZkM0uhFUgPSsC+TBFNC8ATDdUO12XfzxMEdzwkG9H3nNUypQ9MGX9drC0L9wRZj",
-	"ui+cUwnl5Gqj2FpVw9iWOVI37DgMbbQTCAfuLIEjmoqiN6I93RNLqY5LWzOplcQA078PIsF2B+nP5rZB",
-	"UwmgBWCh3KDmCi2mYsVsAJKQm9AI+m38lXhc9JUt6rVhTDH93qfnY3C4gmBQPXAwrMoF7cvJ1Jl3gNcG",
-	"hHzAPnJvL4HdoDwd/0y9bXYQmMmsSIcCy3YqiSpztWRde9tR8BdoE71GTrXRlQoF2qquUZsPg5HlNTcp",
-	"W/OSnvqeUfKHOgdp1R2K7s9G+/e6MzOdiauMX4tM79p679GYjJZwF7iaigEtGl0ONAugyQoiz06QNegJ",
-	"3rvKlZExmmwm+ULYAJZ4eDyNMfSxEAcwKCwOtuSaUQvmAjDq03KqMoEg6M1ESvmBarl7QdyTMW4gnFkK",
-	"LJjzSSoBXLKyE1v8thuZTJ6O/9LsETkjmnxEkt8p49ZKAOUpMHC0Qr5oMKfg3TIdvxQddhNNi5NXqjTV",
-	"efxcnvw97gxzr3M3/oYz2pAup5Imp6tUNs/zCnKnrsBUnMoJGfDVlU7lJHPZoFdWuoxrFxAamgGjrYmt",
-	"bhRR7nMNwVzKNjfeR1T56jMEVIz4OHt9we6GGAfVh/QBOo3gRqCiLHHCzaLA0QtY/HUCH57AP0dhAoB7",
-	"3wzg40zJAh56PFPmn8EQ/10Jnpt/OcRvqxxTliHgw8cDdj8ZYf7J43AQSXfONetuPt8953KBwJ5Us/i9",
-	"WQxeqDzw2dZ7jET+8CGOZNfGzWcr8jr8FnXGXIsrbR4v0jsRdUZYQedT3AtY/D7qcJlEnX9EHZVHnYC9",
-	"p0CZDx8wLcE8IVVhfsJfPkC5X6gz7gINWSLEvElbKpe/6fznIkPDJTK8rg3L61XX0+eNgDGL4fJY6ras",
-	"7bsfFiZNs/KS/aOJq9c+ExvdF8MQZQhvgD7vrt5mu5h7/fdPjeCccOlvX5kSJ26wPk8Aebq6XjWuU4vL",
-	"sPa5vFj2XDmoRtgcAqZubrRo/K1pSag06VY/xiNN7ojd7M02V6514BP9FnZ3r2TGNsmWpXj/KegAH9zc",
-	"CZp4NhVLBoOJOZxBlZGCAemOKm/QMcXT2ShYNlkBWlzC5qWdkG22bZdDihPetu4QKbUn9Nb9eIx3/GpR",
-	"WXIdQQ0G/khbQb0iMtsY+IBhzjKFjwbkr62gQpA9rIYMERtJ05duYudpJUHKRSMameSRjqQVvaZgMIWr",
-	"0+UwdGOz3P2avhPb4pgr0t3bb7cvKe7ac287yjXesuP3AUg5q0meNQkK1XxzPNBxhFZBqxV5qR5+JkYk",
-	"MeU9LZhezDTrSsXERwp3omT0nIqgiaQXeFAomAOiT6s7tYLw30jWdqfZjtsWkaFidbQzgIE/quC8lFUO",
-	"3r193iRGZqpJhrysrNbNIssCNsnVYm7tbWqhuUx0tYv/GATDo+Pg5PHX/SffNMJIT1VebO2N0G6gGiKi",
-	"01vEGXNefgzYi4B9aw7DZb3r/vBFZ1t+w6YuA1RmG/axv6aYVO2Xf9NK9l9ui83yTMd28rTiTQfhjeCZ",
-	"4c/7hmtZdX8zigMWCAb3vBc87PunVZYIXaBVJ/COR0GPwBstQW/D7aC3R6EvzRyF6xw5F+PG6N9LV2Ps",
-	"xDNybJqSFEs3pdZY0W+ga7tu1YEPT9aH6kMLVQf73GYQOhsLpqVBKiCxIBjziQsd6OrFbGb0DAopYlIl",
-	"Qvcatfs9gP480KKSVtwqb6PELwjm4Ii9NaBDbWv2GxJZtBsFAqzj2MBk44u3r0YvIeLOpprRs57bKmBx",
-	"1Ik6MfJ7r0LueiSLuEvHGxziG/O4KaZjzotp4ADA0kKT8IdNNHbXMvXTRuS4FAIK7cNJWWe2RcOxMURp",
-	"oUV201wrACNqrvhENflPjO5sg24goKaSAf65tE5pBm7u5e4GjgbcTlTH2kxzWhT/NPwlrE3XTukJmBls",
-	"4hXMY90x1+iZxagMxsFwYSSZREF8zAyQeurVH4fh8ZPWeUZVSOPC3JaZKES1vpINlS5UfOqCQvFBTSa1",
-	"hKOBe70MUzhoUYapKUPGXQ8tRmYmF28awNHOAayZz3DnNpLQP6+8Y5tdI8AxX051m8IWc7N2ZuvYkusm",
-	"D8/DoZfmZm2g4mut8h3oqZ377DvNDX2a5aEpFGb4Vaa65LXLdSPy9Rp4W5nH5M3i/mUS39gKu8+hwO6a",
-	"LMER/8KhepcTK115FFB+NKQtBNewg/SIvzt7dvn26s355fnLy4tXL+NIdjnLeD5xYX8NxZx6pywkcAQo",
-	"gcQ1RpHzhgZBrXTYXMiwjx4/DndJhqT6nds7eB8s1w04lZcQjq0Xs4Dxfy5kZRPuXTNCnN6KQ4qPVPFi",
-	"PThPuKx9Pe+zsE8rYMY7EFCb4TE9NcfhYtLmNJM7zORLw6dVKOuPA6P2Vkxs9uPefv8NVIXC4tnrC/Dc",
-	"Y45tN3796u0lo6CIQ3gEYiyzzMiDWBcZar5PVZb4GlSTpf2z6/48RFlSAo+GpkrnwZY1vldZ0o0rfYb5",
-	"EjZYvmhe+Jr0dTT8+vGTLcGz3qNPdtfDeYgKpLQ2v2eYVU1H5AGRVmnW96hw9Jn0YC+e9++jTqoR8gZu",
-	"9RGpLuDwizrPz6POhw8f4t8b/TTUZmlx8r4077dM9A/H9r+gzcWtSVux9K3Ki+eA/+TAgSiHHSi90+SU",
-	"SuzzluQ15UmeMgjrh3hUI0CCPRLOBgiOXmo5tc31uDGr/G3Bi/tIi2MrLLZgOXqcqyy7SsS8mG4K0jHE",
-	"/hRTMEs4kZngMigteA5NhBeUJcqwaQZNU15UqhHJKXB2WgtFmAgxF5hqVA2g98PYH2kKHnfZCJQgiqmc",
-	"WJdCJl5NyzIjss9+9oA3vJHbsBV/CpFExBKv/OiG8ic74tODzscDNTMHeV6saLusc13Jq2Zz2I5Vdylb",
-	"1rrkx7j5W1AmMRBAn43Ff7SW4KB7bocIXsOD2sekT9srxISZ1cMEsRLoSC/sfurq/rDW2xPJdvuD80sL",
-	"1qUvKVbShz4jlZBq8pbzRf2oJD4LWiN3JCnt2FLnf9l+Tzt/yUadwZz6L35pOM7yB7o2Cl68pLu+AcCa",
-	"jP/2r7LwSsZlksqJBWYRH1MH0uJZT7Xg+Xh6JeQklWAwVeOUZ1dSFEuV35oN47M5TycSflvkYFUdTzlU",
-	"xAs6i2J25b42H2YiSRcz+uC9az4WIne/KFlgXZjSaItxVWbIeqULMfPtuBmXkwUVk10DtYMSDUUqscHS",
-	"HjxOi5VXgcYmEGy8c/R3cAjvEY3uYI1uANSMFxhwiw5OGw1Wpje4ZFrI0rPXqINKiuT1ovCy8gMW0y5T",
-	"VAF8iqlcsM0yrTXCclEscomJj2+BF3LNYhzp+5dnL84/PAWEzZh1zSX0CgiOMjBjXInYq5ULMQVTtcRO",
-	"Cdu9KdjM88RUF+ovyLLQTGMYrs1CuOGzNFv1d2O+e9S4qXXr6LAPsm7sUyIk9JWejzv3kk3o2z0Cov2d",
-	"A8DnWDd+lU+4TMfsLRw1s5uveZqwt3DSzMfzGU/hDxTF4oD1+/1eu9EYEt80FMJuMYNJC7pIMbbRZuIB",
-	"0Ilm3fjd29FLsWS/qPw2YC9/iVv27o5diyHYZ0eE0ZUIe2vFo9gfy/m70fnCkFTrUWxw7zWMAZ7cOYLn",
-	"56PvRT7jctVyCKXnb8cIblOZQJ49vNCq7Q3lJv5SlwqgfULhWMPHbCT78t3W1F/eIlsHBOlS5awt6NXO",
-	"5ptNmH7LCCRU2LR9KJtkj1zsFxaJWRfiPiCenQPgMwL7SUUQKM21g13ZCkrjpjIYFr/6huBJoCIGZlNR",
-	"TmUk6UdP6k4LJ1DOeL5iPEn0OhhSq3oXtQt9+/JzDGeWey6/u2U3tW4t0/bBVq2u3eu7bwb3CsNX9rki",
-	"ti4PhWj4+7nfEm12uq+d9YoHvnL+1iCXd3bbAsl3bREpO7l8p11PFYFw9yzxeYbPN3EZeLQ1g6nJny36",
-	"hxcYvfAQAwBptk3H5kHWjb9XapIB+MRLsdSZMKzBfPIAZ2r8d//9r0jTDVnKHgISAAA5eYd1J4BJUvK7",
-	"Yql67fskOX0jtQGkKnqe3735iU0hZdXwYu/t+HNlLk+xuN9A8OUHGccO+tg+Dnz5QcYBytT9RmFe/cwx",
-	"fNqgqJIKBRHE+2Ip40uQGIRaypURwAL3SaqC9B/6wpAXT6WOd+lZkbSKVuwNMh6RI30Y2joCJSDS9YrF",
-	"/4gB5RAdZXEU/YPw0bK0EDnPoIIVhn5HURTF/i9RFAcV9YxydGoFHLarT5UQleFxuEMfavM4qQttHvVl",
-	"+1bPOym8xdOlwNziYScBt3nWF1BbPF8Xqtq94qSkFo83iT8tXttjQL5M0uLxRlmizXt1yaDNO2vX+c6X",
-	"GlkLys/7xoSWMKQNodNrlnZfKzIMU3l1u4DvSIWSfiVuvTlJep8q6JsM4WSqMVrJB98WTiqQMw2rHOtp",
-	"NTgP7O+gmzjUfMzzs/VIbBijtT97Ifnd0CU55AKyIjxz8b3L+DaVTZxCGRoKisGOijIEvNcyAqYSKd/G",
-	"CbQp1/7nh8Iqr+3Cg2GVe+9F8stilcPEruYiv0ID85YkhLkgUSKo5cuELrK5lHlbIAvAw1fJIufNKs8L",
-	"wS0sqH0IL2wvBnnvgONtMf/vsAypO3bWm5fwVcDqwf0JeT1bECKuykZxDips2kJeHhzCvlDuXqIA9VjN",
-	"GKhvdVBhoWv74Q71h80s+5mDZN43Yd/DYjav+xyQYELAXkcB18TN0rzMyrO+MU7164z01u/cy69O148X",
-	"NL0TFQUDWfeLPPWDTjf77HEwrZBjagcVq0s2VWLw2DyotjOBGIaFYpqvmuqX7Aah+cOX4tgiidwziGNc",
-	"OQ0tSM47Pp+CfWm1jXvSp6bWYSOX6Uz8VUnxsrHG0plkF2cvz9Bh/isgdAEYZYxW/cNvRZ6l0ih2Zzrl",
-	"hz/yYjrjMlmYb95dPoubQZ0jCdWJJYtNu6bZuM+eY7jKqB4LffnXuM9eScYlW8zN5iKNiSWOx2La5mqG",
-	"ZAUMNsA6+oE18loaK4QNJYYY8ymAxyYlO4YmU2m0zbGoAR13qlPcu9LUpcN6+yKMtAqz4zgqHClelBLj",
-	"PONjKgoKq0LI3O5zr8JtsS5Jka9Yqk8taiZGRKx3A+f1RizNCcfhaICgmKrcrDmBY8O57zXqy1Uhf0+p",
-	"NGmUvy/9UeKgKoWr3ASpNKqIGxJNBuHB8KizQbO7p5T6RcS7uoz1GdLSXqLOvtJL4gkhW4SYrSLLJm6G",
-	"Z+w+QWefR3/tL4RGTrCVgpFwoY7iVC3yRyRHGlb17vIZ68ZIpoOD4dHl4HgUhqMw/CsEiOPF6v1Ohdki",
-	"CTg85U9xr87vyncemPT/NQpaqmkZH+k/QFmpP89yeUq+dChZnWv8cQLKfkaH976pWFmmliK5mipdEMRn",
-	"E9NxP6NJZ8ZXDEptmtOBxqW5yFmWSiMQfhWDpDcH4YtrlspIxl/1fcfZKeMsExwKU8TL5bIfl2jwlO16",
-	"il1hRRUnOELa8xjLx0oF0kefvVxk2aj2ePlgnZd544hkZVhtkiSvMzW+vUKzeNq0XM/sT742pKwOxGjQ",
-	"I8AsOxo8fnwwYDybT/nBEGJXwBtv09BgaSPpre2bd3EPJ4ycCEIeDDszw1oryNF58y6Sz162nxeg0Tbb",
-	"gux80KbnjnNAOW+BF5Paq8+VAivQoFlWv6XctSoBBRSqkTA+4amkgngA+70xjz6SrVfkkCezVB5+FclD",
-	"qBgllv84THJ+Uxx+1WaZxlCyONkr+bUshbF+sKRpIUu1SJBi0aOVs4vXtsh3cyrijKfZLpbyV5GrV1Kg",
-	"/wQQ1a6uVaHv8VraBNN/huMjvOpnF8/foDyvWffi9d0xzuLucQ8ONekR1a1uBbVvxwAxiw3D+L/Voqyu",
-	"1gWyAiDoaq+nLI4WYTh8HDOegV3cVXVGEyPCG7YZ2w2/Uzkx3c9IlLKgzE24C8JVZiLUZwjOKE7pVNgv",
-	"AdcBazndiZyiRDeh7c5LwOqtCUP0GFxIlOh8lWzOdO6iJm0Bg3sbU55ZF52vzjuBIVoQTL+QUmQksvW8",
-	"qv9oIEwzwjeGovv0o4vAtzeBl+5cC513GdHdtTzoAECl0ey0YpQxUxeEvwnblEjJVbZJ/eRZJozMbh6x",
-	"0W60RCMWA5h3bKvupDlTS0mVeBA7LBMITbWEPJFU3qWFNZV2Y+BsEKKSYFSxyllsOJzI4yredwc66gQd",
-	"eMV8n7hoc/N4Yyy1NdA0z6xmG8K7wkjRMuE5mR5kgvCbNcLA6OYxwVZFsm5SIp9K1RDEFjITGkFHl1Cr",
-	"wsjoYNDhtsohCPpYWDqS1kwUkOffsxaVxicwfMZMyfq1URlRZ8vqbDKdmquptHGxQqlbAGfht0IzcXMj",
-	"xkansyP3B1e1ZPkWr8AFJ64btdCe7mxA2GyzkaswY/MsXc89uG5rgtUFB8hCi+LtiSCuHWQ92FXSYIq1",
-	"F+ROtorGvX0u2ab0Ubp2S3bnMVp7g9ZuxrXbpnoFegzfOw71va8ICZXJEGdYFyKr4lfQIJWvseAtKsCX",
-	"1pGspvGH042+YI6mW5O2xnZ64W2hcvFlkIpYN7bkGpeX8rrTp1EF3DbXM3zhB/d8s1q0rYlvzeNOU2rQ",
-	"P3a+DCrJNun6bJNAbXTPd29+AveDX9OxFMUbgZZ2mPSdRN6uxJMTsqGWKWXnrhWYHth901UUL4lY7eYS",
-	"f2QL3qZjJg7MIFgu5iov+k1y/2cMbrA+OKey4909zvkyA3nOlpWEG1/wBG5qCoHT/Z2axSspjOpwfGj0",
-	"B7ttZhNLJaOiQ1SCj8IwvIcWYbr8e1WTQNIptQa4hwEDHpVxp0Vs1B9ajGuz6P8SKnzgFUs3mCHZ4SnT",
-	"hmeASwbQuidKDlMoHDvts/PZvFhBXi3gytrm++zMqN2kLZTuYtswVFMZgG6BjV8vCotNi8IJW8gizSoj",
-	"WUtwGAybEA08baNl+TOrd1TORqMWsh1Gxgdnqgmwu2yAzg+6xtCR3Wxh6e/gwv9iPJ1qf/435uj/GuPG",
-	"vZhIi5d8G8G2kX2X8R0c4QwE/7L802Y+0LOMIBczdUe3h33RKkApaNlIX93j4bBnvs+Ed8QhEQpLRurg",
-	"Puf93taFf865XjvBljrKnOwwGHxodHtoMV7kabF6axonn6HgucjPFk3QE2cSimfcihWb8URAIDqXPFsV",
-	"6VizhTaKE2gNqLWXP5k36Jc+pEmb7joj6qzUhKZFMe98+gTVE24U4VIWHPF3qP7ymWvVsJCCp1KAk6Za",
-	"UXmSFtPFNRRUdsM4IOW7/Ga9aBJt6AHqolZWcS/02eVU2GJeg9gVYtXsRhn2gzQ6nZeDvBuYNQuYVpEU",
-	"HwGXd8LGWQrRpICpt1T5bSonpxSGUHl7CVYgpckMYFYfrrc8HZvLvYuQDWabg0jGc5FfITqFkVlAkU6h",
-	"dE4K2htWNSJccnNW+pGEAvFlfTJvSkx8NHIldpyo8QKAGqQQiWaxoQ+Vp7+Ct2vEvoV9ZEaWOBqfvb64",
-	"+vH8F/gACYTmYUPsY4qC1AxqXIsENf4R4+yaJ57MYk3kHAjHjTgcBCCoHQ/NKaZyMOxaJbagdwzA6NjN",
-	"4ceD5XJ5YPTug0WeCTlWiUjiU5aT/oSv/J+3r172Ga6BLnix0EzdRNIrzWarQLoFsuNxYSYQhhJDtbgY",
-	"yr6dshhqq+mYdfEWPMDVYDOhNdTKA8Y1p6A3JRkGEGWrvlcpzq/7W4I39cjcQgXSocycv7FQ9R+7ryLS",
-	"G0E3gHov8GvUGbGo0+/3o86nmHXjsuRd3DNkzgtPbl8q1z6WvKeI1jGXkNGPiag2u89SSySdcA2hNOVO",
-	"HlO9TTYTxVQl9m33OKAElI+f2EBKFsMtH0fSSOQo3mJdeHNGUhT3sMTnC2j5pSpILojdzvfwFE8Fz4qp",
-	"d4SxP4i6SnOmZzzLWPwDPIX7GrCT8MjJLAGYODPFE3bNATQesmaQlsoqfyXhGHEUTFq0PLiECO1CG2bb",
-	"Zl0bAn8cHgN0g1xFlEkHK+UTZdnyWGUZAiA90r2AwBs1i5/x8VQcPFOyyFU2YlIdwLUbQ4GBsfnR2pU5",
-	"sPFHroAElrKM/wteFrI4uFzNxcErYJfatKRlenMDpxwvAC3wpka7r+WgmoJgzS7paRkaW0zFLLCZr2AZ",
-	"hpjlbmz+jnujSFrbL5W6dkASnoWYZ1qRxa6iYgagYK6Z5QNGRuZIwpszLsEzCD5hQQG61ooNT1j0YIig",
-	"QJ40tums5i1aMjNmDUqKvTfMYGBVSAuxBvPKQYC4i2zFsvRWQFQgwnizNDn1rcBoOfeOFAjIXlNHKNpk",
-	"6ViQecjemN+//ungqB8eGAazdlMul8v+RC76Kp8c0rv6kE/mmXmlPy1mGYonRVa9fc9eX3SCDiWLGE26",
-	"H/ZDSiqSfJ52Rh3TwBFYLIspCBdArokaa0R8JKGm/zeMMfoU4AM2p8p+xoPqfXE3gEaq31C3/RWfgdw9",
-	"EQ35AG9FjpJkqtmruZDmQrXHsc9ewuUmldnifon6ouRF0hl1vhcFvYK4u3iLmD6GYWhlFYud6V1EdkDO",
-	"Dv+bk24eZFVBkIOF3CU70vCf04RR0lr3gqwtjOn/ePjNpubdWhxeKvWCS1upDcSrE1yb7e9dyELkkmdY",
-	"cdWXTDuj9x+CjrY5Vp1LKwb5ww46BZ9AXVcwsH74FHTM9bCh8gZy5u/PL9kkvTNXohU3IOpUJatdhPCD",
-	"4Ml2SmiIPYHryuGCOXmqG/uMdcTqhBMHzD2BGkvcC6CeC4wUTjy1bTquPrpp4emFQ3qaHgZqoG2uTUAB",
-	"l1xBgXKzsUaKKswtB26a+I35cAB+q9jltrCXNMbqCL1ndw0PHsUnYWwnTYt7Zhim+DgXYyPh3vA0W+Rk",
-	"50pEwdMM5bxMTSYisdfmfx0QiR5cJPGmkfoP7R4qPHmRmJHuSb6AoIe9rhGyx9/g1jvkk0kuJhRX2cji",
-	"LqdeKdcbTL1LFWjYXkVqc83SxUvx1+IphJKoBWTZpCqhyw/8jvYnaszJBy5Tj66pLuX5gdLtNKOcxV60",
-	"nE1MrkONkFhmsy04REkagcEIUQ1wwdbDjPI3rL9RRjBq3gulgIZyLnXGMVEJ8Ml5YUuYyYTlC2lLeUNj",
-	"mEfaj+TauAngykX6xdC8LdJYKFeIqyp7wwNUUDOS5w3S+VLl9MBGGR3tZ2EYGFXILPDx8Js+g+t0bts5",
-	"uBv0ZwkodnEcR3K8yDP2yN71pR7rBYxtILD/TYXrnvqhZmAsRhp4ehQm+Jmo7akNEgu8RcMnNlDYIxZF",
-	"kWTs4Af2qFmj/PH8l0c0kzU27NbuzJ0Jcynafd9ooS0fOXRNvE0LYQ5v0P6V1zCFvV55zsHh2P6FF1S6",
-	"bJ93viP8233ewbDt/cb2c1pML6g4Nli59xCJSODzRSKvBGAlEntMKNmhH5B+RciOxyehQ3k8PglrUcL2",
-	"1cGw6d3Bk/LdYTj41F6MWie8M5ApmuSpVyXLtSV+UZxqIxaBSn4hwYCDLw1avvROcjpPImktvcGb9xXh",
-	"aKwVOc68etS233QmklcLBAj2LkxVGPXNv8hKs4hf0HfQ825P90TTFQogwIlayrZXqIeVYa4iC+ERs24M",
-	"qsoIbG4WCXFEQCoB6K4elDYENcHzRiUtP5n29AhtZ7diZe1m/X4PAboAnMMF4FKVNIQOydXSiKi2MJ4o",
-	"4UX8KNN5Lm7Sj6wb23HaEVKtNchism8+0hFon7di1euzGKqqxqw7MHfbIAjN7UPuLDYIQzIPoNGxC5E+",
-	"gx7GuRbTXC0mU1c5vB9JQlGBy9cm0muBfwMsGxj9/FsxE5ws/zP4EewVuJyBkc/fXb6IZMEn8AHzukzn",
-	"NVFikwBBJghelNWS+0bBbrxQN98/3zqCeoj7p6EMl93UQhGCtenMbHn3OAy9rSaBzjcb2jLctXJDPqV2",
-	"gk5qusK6qBa8vYQk9V2HGOtUskkfCz5swsv473WfVvfmjVqi1wq4f8DwjIRhyLr+ETlltmo10yR5osHb",
-	"iOMTUejGDavu1yAMN2wTlj3esCfD5i2pR/UBhhCddK+az8CbR41+BpuIxuLgth/Mv1reeF/LkzsOS6C1",
-	"DuKn+dlAo8EwNMOuvHNy4r2DSKnskL3EwLry1Sfhpw/7SxmGzLYLGOYa4OUN5V8EfwobewgbZ1bEuF5h",
-	"sL1lvJ8rcuRUcPLQF08bRQ+fFfhdBR7vKJTKXMqvUYIrWuQthH6D7It1tHQkr7kWEC5mbutbQRnWJUx8",
-	"co96oWAXsODPOoZL9vtze8famf9GpvCrNPnklgESOTVwwbJ0tdG26cmY4p3Xq62Tpw48/lCXF43fNYUZ",
-	"ZSmzg5abolBltOgROvew1u8s1Rqyt2zHqFpXf1Q5cGt0RSb0I44HBonu8FUkjTiDSZrOkEDGRoxusIZ9",
-	"fLcXGP2dzTklBwH/1Rv1+c3ih61m+he/1OpnSSGfyVyHA5/H7VdRs9EgbcsBW2L7k6ntwdSe1Rbvs5lZ",
-	"4bJL91KgpmqRGx0EjUcJh3pfEN2fM0zd9pS8wBajkAJ8wSKJJCJ+odoAADBTPp8LCXXQ/RLSfRYbesrv",
-	"eAaMBFEQWFfl5s8V5ovH0GV8GskyT4byOm7sgwGOi755PFNkARwMZyoOMB2kRG2x/aQ6kn7VTzCFel+w",
-	"H37AfHY0YEKfrdQVArbgmIExij2lZX+mUaYI/2k0u6fR7IKIrPM7kWIRbcGhHEAp21LeOHoMkn/tmWHl",
-	"mS8qnkJaFQIW/Mm/7yOUGl55vaqyzOsV/fG5TN2X07aydUrqUjfAm71K5HWIuWraHGaoYWIalfiNJES7",
-	"6PROEFIWCVRljpxLxev1LSQwoNwaQZL0nZng0lwGVrhSeSQRw7rPLlOh65XAyIJyvXLFScYCYFab2OVP",
-	"qS5gOdeZ5LYq2WnSZ2eSpYkP7G8XBVMnvQiQimb9NenVc15MS7W63Jyt1pjNotagKfyzaRJuQ/u7i7xg",
-	"UJdN0uv6l17PiLywwEEk6ezjdXNaAnvadEkCOO5SmnMFm14HLuWCSo+USkdsiXFRgz6cC6A6GCvKEfDT",
-	"QSbuRGYRv3AOQSRjH2cXwdEJp9d8sKMBu6mPMouGVB9CFhpz6OYBi2nkWDSFxeO0MNKHPUFyLHxUSsJo",
-	"sWmQ07Q4pbxFs4IlcaFXA4+ZIpi6+gah3xSxLmwOJAhhdksjibmtbq2XXDOonoVlIzDSzPQIahnaiw0h",
-	"owTGKQ96zAk+w2z3jOe36HFFYLRiBNPxwcUxDbhskdKCzSLHDMy48DktygoFjzSmQFkrJwJt1CGvImkL",
-	"XSIXwPY103ORZRqqksXphKg3lbrgk5zPAMUDI0cv7HdVOHzLSyw2KIupdg4sBlQ5o1o61yuGxiJWBvMc",
-	"QxE9lC3puUhOcrWY71V65+yCnWmd6oLLQq/X4olkdYl9VPnAQ1XHyfvY9+RjF2bpdQVaLpJgLUBzJOs2",
-	"Q4SfwhUwVRkgoHBpU7e8XKdvbBStWUiofG0E8m4uEtNE0os9dDZKEoKQ2FNWLY0EbL9WScA/bEaAhtjC",
-	"9CORvZmabdllIC/mk5wnVG/lGvwTBTkXpFnH0rVjyAltEHcO+r3BW+J7g6BfQlanniOpbM33aVpUK2qb",
-	"853C5bA2TL+uOre1WkViFYRImsl14wrQJbAjhKQyiwqqgipDqW3931pGONlrm0y5VE51822zq5idzVDY",
-	"VkqxdKUZ4lQyW9moylEdaNELXAeoRfduL8CQD3O5b9glArEh95OC3T1ldmqQO44rs8MR0mzXPjnZkVi5",
-	"vgbfWYzQwFcNm6D6QpLkm0ZGmdotBIJNIKL1cf3Em4aFYfe2HhVQW/NIjzaNFGBjH3Ccz7gWB6nURv8t",
-	"jACpF9fkY1E3uNGnLP5P4nlXyOmoAkJ/wxjxdt+6yzvHhQX3RJZYYSFmmVK3RrQ9RfKOYXDx9kFcXVep",
-	"rSx9a2tVWgwM/PyhcWiN7au82Nw6VsAsW7eft/WyQ/N9q/KilYYs8teGGbV5tOVzVDKxTYt0xNu/gU+e",
-	"yVX7h1+qov3Dz6h+yP5vQDefZViooCibv/34xVJmpKiM63RSx8chdY/q1KFKyNlK8DxgFjbRq86K0ATv",
-	"XZHko+NBGZrTgRWgXx4PvR+kWOr+aqxm16nkhcoB/MzM3OE3gChDoe6jw8NMjXlmhMnRk/BJWNV/v/7f",
-	"cCHZuWHYmpnF05IL45eFwq8Gw4Mj+grX6j9PvqXQhP88ef70+fl/Hp3RClDYHJ+IpwMoGPp7HJUUH4vO",
-	"SC6yLOjMc3GHf3vgFmSFp3Ikg6AOtE23wBHeV/jdAGdbvmNT1Dqjk9DD0Az74Qnikg/NPwXPOqMhmJNc",
-	"6m2VCOFrJEAwgGyjp4FPNYfzPB1jkqd74Jsn3u+fS0JmZC02Cm7LzyWMz+jrHtvdZkfXt/DTPjIjoL5s",
-	"MCPOqXgIiXE2fyjNSaPutzYQrtkGw+PdL71UxXdqIcmYOGyT1ABmS7AfgYGvtRkSXnmgXIqWFkjsstkC",
-	"+dbahOjAEbf3TItoI9thVjyk/KvD3/CPrabGH9QSUw6cUSc3ipW1Y+hCzK2wj621MzxGMi5UHDSV1QHA",
-	"RoINR12JnVlNDLrW2OsAFVWqWmden4KP3dbmxIeoZCemOcJXt/8L3wwoawIahaAg+DVgnGXc/GA0Ra8k",
-	"TiRxEJX2b/+X7QFd+SpP0JPvZvUIxxWU+MLWHCbNaMFDBtF1SZ9RKY9EgZz/N5XKkTXxqPyRpnFRMZMS",
-	"LkUWqVxAyprgeZaKHGqX9iN5wMq4AKqKsRZg0CUjXXNtkl7DDkWSOSLANEAxP2WxMDNJ5eSqDEVwaQO4",
-	"FwGLAdXrquFRnmWmXb9qiqvlgO5+AnKepXKhseVTmGGSq7m6uaEJQk+oIVkpSHlvpbhvjzTrYuwBjqwX",
-	"uHYwxcCMBaM8mosmVbrBcdTTKMrx+ANpaM8RancQVgdlRlFv98r8GDeOY62BPisrWBGKPkDAMlt2J2Bl",
-	"9aYVW6pFlrAkvUsRUyDsR/I75BXNZhzfPmKzJ7sI3EYSRS8on3b1OJzRUy0p9X7t6JgjM2KxuQP7xK4I",
-	"TQ+tSilhZ6d+8Q/kLqesVu3DwseCs7rJu/C9KHCae7tggd8SUsvGsFEcv3VHODZ54wxpJbpBsy9i2OiL",
-	"cMz7YV0RO2b8xhzI74wE0vbhS/WwOuLvXOPbX8n9bOezhZRbY6ud0TAMHcG8TSdyMQeRs5EJQyqGUQYK",
-	"Mdckt9eK0A3CcK00HTAk+ol4KIKPefwUvsDC3Vivijnx3/d7D8MQtYF6tycbez3xOh18vdbtkxPXr5u+",
-	"54tHR7uVtH1G45cpCDvthWdkJMAXHEDghmgqxxfInPyn3PyF5OaztaW2phAQLzz5mW67nRI0YBlslJkx",
-	"NrIsO19i7Tmkgso4Wnnpg0hqiFYBtJ9ScDJdo+M8QOzVaoX7UTspsEEOt1X0u2Vd6DQvpVgjRVhR2CuW",
-	"jiDsleL3lfepfOMUIzHhk33HjBdlHito+P7jJukUBS9skqYGQzLSfCluK9vrJjnNW80G8Yxn2do6VUtk",
-	"miHvUxsTxwGq+VVuhrawOa38TuR8Ity3I4pyBVqiqDO0B4xXmDWkFzMaFIrl8B6QGK20c3NRrbTydXRQ",
-	"8wLbsOtKr/kuMtMyYB2Dysfd9FDzXypGLsXulGd3hhyWfIUk/KvIVe+UxWE/DGMPUT9Jk1PTqlxkWX2K",
-	"CDhkh9lnb+ycJHmh6KdUaBvRQaQqkhHTAhYizlJd0JtxP5LfI/jIdiEWB5gLnkCUNweENBgXhQpAjLA9",
-	"I0qdRhJOa6VuJWGSk/i51dmJ4ZI51KCJ5BqGOJB4wFKKUutV0rNw+0hArvgfmXYcBKDZYJDr9fMayudZ",
-	"l9KGAByzhs/c4dEPISz/i4TNf6mP40/5tVl+ff9bp8b+rFl0TR487g/LYsGDBhHvNpWGahHAhqyg9Vb9",
-	"TCIz67adD/qDsvPjzWItjcHeQ7uHcXRvgzfKI/+7tD0PGhwSg4Oj8P527vt28c8yb7eVz6tMrI2ZG3Gr",
-	"KlZuxwP/FNm/kMju3TMVW/cjiyO2QYCHe36n+F4FuN0YYnsrVhvijVKbPV1Njmoy8ToBDCuJ1oR6FKkc",
-	"guE0rYlekExsE79SXTAh70Sm5iJgpA3YuDusewHPmF8068Zwz/sagleLJGAwieuVTTDvgnDVc7GcFMmj",
-	"AekZJ3oUhlT3z+0HmO8obaIM0DIiHqRp5SKSIIrBXlOidzXkiPgFfXr64/kvRgAp4Y13Wx4bIrPMSyO2",
-	"LpxBpr6u5rl3m4SoHsEi7qoVCMXLrs3yo73TtuYiwDYJUx5+8+9Yjton2IcI5p8U7vNnTM2f8uZny5t+",
-	"XIIe5yrLrhIxN2SHAkuRzsSVkiR3kLxG8QnzDMpfuUaOT/ZvA0WC+wc6eBfZlxX+Pqef35sE2Da8AW7/",
-	"LTezubn/lP++lPxXCxy2olgpeGwQANtFQNgE+I3iXxub6a7U/DKi/npFOEHMIQPLCZMqEY2mTQmVO7tg",
-	"iNRK+qUynd99qegxyHgnkykrlulYANCJ+fGRq4NW1jEchBYYkmw+plUY90220FMMGnDiTTxiR6GD0gtc",
-	"8UwyrFJGMV3+0MpRWE7fTwYO0KNOT10LBIsuU8rxpVMK0sfR42ByMRayoF2At4cn1UE0di7FsuzcE7Mh",
-	"RoThKQcEZx911K8DGtiyONVEKNYts1LQmInoh6ZRV1IHCij20EZnWrGRIA4yiTKSEB9e3KVQKu2lzacW",
-	"OQDGl9bBysywvBA+CpEv5lkoXZgpORE5wh4U/DpD6TmS8buXP736/vvz5/GIScWu+fh2MTfjzgVclJA7",
-	"guhOvT57hgoAkBqGTBB6gmWGkaxRsX6E1GOoFjcw/u6nd29/uLp4eXn+5i9nPzXLwd+LwmImfLYQ/GBO",
-	"VA/07n0YhMEgMP8dwn/r/ztyfw28b4fBIDiG8Yyh6/e/dWi7MeFA3KiPnaBDtNAZdZ6fjygUtGMuJEMN",
-	"nZFhSLeFmlO1ayg2C55+pMVNcbcAeWqO9xWfKGvaKrt/Ns0VrHbZ+7u3o3cSKj+aNQV9xI1hpq7TTHhD",
-	"qI6g3tvXJ2YffItW61vZEsIup6nl3P8Sp+kf7x79eaqAk0jv5pRqeY8Lk4yWW8wl1vnkDCNkALHXROns",
-	"q9hE6n5OsB4AhBzWqoYXDM8rPVfIY+xnD6zf9Ir2ITSELGZY+Z/ZHyyqnn33FPDqPhJqbg7l+o3OCsxC",
-	"JMCKe87Wck1eXfKwgscSva4A8AotjpxDcpM7rfTSrbnkYj5Dmw2VPoByIns73IiFb7GXABP3FirVzWaQ",
-	"gLU0Z5Cr7U+f0J86+kP7hGaoX3cGw7B/Epqri45LZ9Q5f/em43mChs4b83qRj6dc4zaVTXzT/+ZJtYV3",
-	"b597LTQ1cG/lnI75l9XM793J700tJw7S3iPjXQlpNQ2B1uRP5fwLCRU2IqPmmCnvdx1A6I47Zvv6Z1xX",
-	"W6QNesb5Z3bFT7FdICeRLFFO7CXJEq6n14rnCdNTtdQsLdYCqmqgF6XW74AltoUwlWq+USApngVrmNn7",
-	"GwJmOKDOYr3ujwWFEGEoSjyyMSlQ2Lusxw22kdOqOu/+PvUCp3DnpqkNkYIHrszBRnCOkd8GO3QdByiM",
-	"oHRC7/pA/aizV8OpaKiYFy9LcwKptTiWShiVN9cS7p+ivQSXCGqC4BdO0cZY80KV5o0pwPJCSVVbGaN1",
-	"WQEKDfDC9ewswDKDjWAkmH0R3gMMjFElHr3qMGzCEKGacYZCKfInkjC7SkG6igsLz8AM5N80L6khzTJX",
-	"Cd9tWo/AGyNJuJOpZpU4NSBCkhi7YORwm4Slttboo9dn3+L0uKu5VJldUImxc8uMaJXkUqTFKS07JDPT",
-	"5kaygobCfkDRFwo61ATgDbaGt8RV/rgy6r9xIvXul565ygLtn269SfR4u216wYvx9Dlfvbr5WYjbh0gC",
-	"p7odtSTwl+oOyqQx+3PprjgKfa4TsJm6M/orH98aRgP3BFOyjGVdCnEL4FFlfYZ6kZCen9pbPubbzqr4",
-	"zcd+oNQ3gW9ZO4J6EVUu0hkN+998TeYjx4A7o8ffVGK1wpA+mg+DJ5+sXEpZz98cDL/poBhKAfzhwfAJ",
-	"1BdtHOSgf1xVILxRHofNo3zyeH2UXx/VsKm9UR6HINBuzuT3w64zDhVslHSxZGvp/YGfyU93EF54hJMJ",
-	"mV5SUVgEqf0bE/5rS3L0pH/iLcmTsLImX8MG1PLFG9bIrYe3Rt+cVJI9jv2tHD4OQz8VY3NKO6wlun0q",
-	"C3nmfEHb5/fP2/L2LkmcxC7bp4dL6sS7P5WcL6Tk/CB4ApX5vVV/IO9jC+DeV9YGCgoEonVW9j0glDj8",
-	"yS9YSh40lO1Ch8kbSXKFNUWTIR4w1Sx25RMqFUbCHrrjLKTv06la5CSGI16vzY1YR40k/xsB89o3HpHC",
-	"Ap4zQpFLJXt3+Yx1Y5d8dXQ5OEac3r/GvVPGrWakclwI6HcxN2M+GlDIvEP9YqXWl6367AwkTfLbJnyV",
-	"pZNpcaD5HdSCRhvwlGs2PGIqZ8Nj2IJUaJxlLuaCU7MAokwT5otiMZNoZqddCxgVei48JEE1JoVYACol",
-	"LUEpGJt2rRS8y9sMYYGFruhlVHsXfyTPI+RCOG2thbrjUrbr6UCebpkWNVJI+CpG4zsRTG9UojBbVTdg",
-	"3qbGm3cSHMWKHQWPH6MQU+sMAaPrHcC3ZRfxqZdybCYKOiBdj0AemNSCroGUzAap1Gki/ENGxZHNe5W9",
-	"chtF+TeQts9X+hGktWwj0kEYhGFIQ9lDBS0NFmT46MYTp9MYDezMun+hx0iC3xiQ/mjlcFh6DcDNgXRv",
-	"0Js+A6L6XxaqCBai9FeyUVm0Yx8qLeGrDQGJdj02xBHiizaK0JziTkBfIgLOhxb4ZN8S254LTKnbFBzp",
-	"jKuNYwEm/f+zdy3MbeNI+q+gWHUVKUvLlGSPM3Kl7pxMZie3mY0vcS63Z6pMSIQkrilARVDWaLL+71fo",
-	"BkBQol6OFTs571ZNRTQfePbjQ3d/3pj+oTO68efXJXg/FfV68kXv4ItezATK0GVfFBxM+Jv2WDQU5vqa",
-	"6vqVMqqu1L80naVq+lVM51dicKUc1JcDmkpWrywxVXZhfm60/QUftewDtBo/+U4R9mPQSi2v5As020GF",
-	"0X/iGv1HzcLmPzq59Rfrui+98qTilS+a7iuPHTfip+YSw1Gwvl/Hy71qLzQhaFb42EEpbOOF06ugolcL",
-	"r6zoU+l9To+Cux+nFVZz+bCr1Vo67Gq1XbrTXRfYV5zGPVQb93CYh8qkqhKc0nWVe3/bjfktNsn3umS/",
-	"1bJ7mKWzEQLDepVYv1vZRtqsX1eschF0bJUnH4oguqurtQBgVYjDk6As5J3VAOy2S0x1jeOFjy4u6eYW",
-	"Hz0py2D3o637XoRVxQlbB60XeKnsay1UsSwV3/+3419e4nTd9/Ldewu/6cIHN2Fp0WuGAYOe4EFYwsmb",
-	"qTKZD1+xLE04qX26eP2X5jZmT7tSul602hpAKS/Kk00IbbtYge2lRY/1fhal7AV8aPlbzQ3y1rGjmnuQ",
-	"t+2VcrAEZ1ladZjPl619iOR7aErLrt4HbwvIubtvnpa7e1pLW+doFxC9gCm2iSHSuOkCY9njBNOLnn3X",
-	"iPp/2wgZJ9ChlMhR4OsThoxsZWa69Ui7fnZ9Trcl/jF3OzwtclRyXMe+DVAhyPeZjNkmMqPERt9gzVCk",
-	"LUkEh5IyE4pcoIB891K2Kpz2s+nKroCbfhC5TLw71cVHVsw7F8bHxx2ETF/YBhV7rxowoDcig5mpRXk2",
-	"BSaVJpIFQgO54AfuPeAPqZuCqL6q0eZ+b+sybimtbGGkSVH7GcMwH6hauXKs1iYkQ+VGM0rwY+1QPVQu",
-	"8j2G8iIsfqUUFZTxNOZXLxX96ytMSUkWL+vC47oaSwZHMFdQ0tLaia2LpmN26FHsmDbovBg2pkkKZgf7",
-	"A87KrnoiR9PDXEgm9kPmEgyHvWrXka6zmcRgRk2olDORxV4HFqNSickN7c/haxlT45QIfgU+sn5TJgCF",
-	"FjPOMg+zhP8UXF36dPHauaAPwPGh6STe0PvdbScjB/99JzNn+ak9xhM3rUXQ3N4c0JJwG1vAdOYr1P82",
-	"2vwTn2Siz6RUkv8Nz5N8e1V+T1q8pI/V0Ni+O6rVKp/ure9NhKzQpEZJYKxgNqZpIlms/ZlaniXjMYt9",
-	"orZ7dtCnksWnhJKUUahCEumlFQEjq/oh1S+f0JDbezS9GOVzSNP0yUTpWlDWGU1SdU8MPM8Q2nRKPvGk",
-	"L2JGUtpjqST5NONwWpmLkE+mfK7+iFU9xlOsZ8JJjxGKSZ3AbASMa+TtuSHO8k1sL+1nQkqoBDiVyN4U",
-	"6S0ekRbhjMWSUBIZORA1SGRERWSCemm/zya5zimqUvwfc5Gxz7ame4Zz/UrE8zXy9o+D2Wx2MBDZ+GCa",
-	"pYyrbsaLAtgIRDPUamzfFMLxsJeKobcgBr1m0ID/H74IeSsImp2496LTATTFSrdddyN08VeRjXUUT6ls",
-	"8e2SomneLYXz+9AzawZ4k/LRWubxaZ9d18PGiCc2MxJK2VgjRmOGpP3vRF/jCF/WP/dMkk8f3jXWFsle",
-	"tLZu7+4GbuEj/SqyXhLHjMMTzS2eOKfzVND4Qoh3NAPbzTtqHm/TPDmdYAz57yxO6IXq547OpxFID6mp",
-	"zuK4ku7C0VQVfuDhF01sEbOU5Wx5pXwA3SFLFXoh4CNNTUwHQCgQM6VcwTyjXFJw5xpL4vsX+Iorv7/K",
-	"aIa3xQuGpuj9k/XzgojW23rD/aLft2Kj2coFkgwF/6qowp13wF7ysPexDHEMN61E34APC9p9JGbrF8f6",
-	"huln3//tkSW872Og1VhtHuaHJIK+V9aFrupL3h+tSHQD0k1Jzj9dLAudc/XcSpuxegbMLUmxqj6Bavdu",
-	"H2ph7l9mfCdqtpiIB9t82AQHi62dn128/q2+chtOK+OXddEFABs1fTFG2J6SqLAkI4Iq2NLzWi8J74Ft",
-	"C5HOIY8c8/kl+o5lQ/llRPopo5m0Ac4NC2eSPuVInqqbEZPaUatVWdAAR+BpVz3tqv3tqt2s2EOasizf",
-	"8mRDTpJrNGTjTEwIPrrIRIGnHsxAHWgFz8lQkFz4uloZHITMRgyyLg1FNh8k2ZjFZM5yUtPvHgodSi2c",
-	"G+yb6w3yhvZHAJ0U1E8pg9qpOuq+nBYrWZ4nfChJTZfgYplPKCc0Hicc/sXiJBdZnYyoDHmph0mmHjjV",
-	"tVsxvRV1O4vJUdCuRF5GYnaGI3xfZaRs7w2RDo6KMRU0SOCJifwPFz7Q9DfmZu3Qm7vHrHxzF+lurvJR",
-	"xuRIpLHXOfY9mH/3WjMItvfMcRw2OeY45E9uwkrrtWRb5hkdDJK+sxWr5IBegT+caVtlH3xgk5T2te9d",
-	"NLRKVDXIGXn+XAs1dcPz56QWLSzyqE7UHpFKvmAiu60sWDAdlnJbyrUa67bcnZJF+qWaUIeLPOR0SBMO",
-	"CR3NFkbsKBHz/HkhYqFZ5e1oWmWz6xeJZEKOBQ2PdBAQzRiZ8hjErU9oTsZC5lhIAoODCnp+uJjkkK/U",
-	"Y4wroamW1UikDCg/6g3ySuQjqDqFtlguJkSKadZnxdk7sGvaBsPaAVtNzhLk9oGDetW/kIvB4JQEAJMT",
-	"zoYUakALDqgBJUetVoNEVu5FSBw0YRlJE86K3jQDZDKZQbEBpXVCPhQdTBHjbGYUh3qrGj2lStQrrh31",
-	"Yso6uqUQWSoZGQq1pgRJ8pBPeZ6kMIWnqDzwtbZqQiLN6YGuiID9RG4i1a+Dfpr0r8mUy2lPLd4eC3nt",
-	"w6+vyYvg+EW9QXDDAvy/kPkWffz94vzq04d3OqPn/NOrd29fw4VK/cNyR/3cF+zvqKBFPRPyBVWyQmvs",
-	"pjS2B/bvW6lu0JP+Lhq4Qqki/v3t9Kpy9yXLG0+2/11s/8d2zvqR5V9lDqx2CpRHC5tmvWdQGAvOE0WZ",
-	"RmwXkYxJTOJ0749LTYeKjFJwmir5KOs+kNFhImbNEEokcb0qcurUFGQCiZiLiKTJOMlRDWIpJJusu7LO",
-	"4JnT5S3MJEs5C2gAi8spgCWe/MqwoQxF47LxA/7kFhFNF8bS2NSG9qo25GLXFjzeAKBSiHz7oBl4eLJx",
-	"5HtcwJ/e0Sm3xNLKGDA1MHQSpOkunH3cOdbl8MTdO3eLfFn1jscWB1PsmG1CYZwuPbZg2EcZPkOrhasr",
-	"xp2rFa7dph2YcM7icp3r6pCcMxKpPRSRGtRvaAcB6Y9oRvtIS6ljcupkAm9Ut1AtuX2obce141Gqeqck",
-	"/jCjk1GDRGrraYJMyYZjxvNnskMioxAiUrPUQpTPAeGBoM1IQhRMjSLogwzyCPvIFbiPj8b8UdCGvHaD",
-	"WYFhbrwIyKJ3l+uqiJpiAu43qKZClt1FiO2+j/ceP3PPYvoOXdwmLqSY+51DQ4pHMTqE1KKNFtbhl+LH",
-	"VRLfRnVfu7AaGdWnCljRHw7bH2/QyQ8H9Dub/MEDVbizvlYqgm2M+sUlty6WBZxHezfgIMjKVm38A2bh",
-	"SGRiBDIEvWgxvCrGZUGi3nOYy5ET5kJL07qrFNkQ8+IM11PYyxZhL1ut6682cPz1K1sj3u+5NlexJGhR",
-	"GC+z16YSnG3XYfVXQuFHlVB4aft9k4CPNefmPumPWP8aKR8FJ1IZN6ckv+89jieVe7KatP3w9wWTgaTJ",
-	"zZ1sodfQpb2Cjputoere7N8KcgQYldoM4WL2BBv+AJYELuyvNSYGU85Zui06qO/2MakN+U6ArHUzuLfA",
-	"sEVkziZQsczmxy1jeb/qxu2sMh4OwFL7vmXVg6Ubh94iwoXMMFf6jiVS8KGgqdIlnWNQdOW77fvsXe3b",
-	"7lehXHpG74xwLT3/2NAtXEPbIFu6K0+o1o6o1sDuUiN7zL794QIVVuBqOAJ4yG3EIdZIbZUxNp0tpvO/",
-	"dc8x56yl7n9BIpAUkR9yG22QxIYxuxz2YJjOfSQZBGZH30rUjq5GWtiKgMyFXPUaqqnCGT+hWUbnpIbf",
-	"famLO+CPk2gluHYcmGnHyqfHTeCICnnGBlNpUuRN/UgYkgZpKuP7Z5T8PqHIlLU41eWjJQp3h3yY3DCO",
-	"XYTQgMrP4NA1CLgjytTSn8h0FkeSW7qrkOvm4/enkpEkPyXUTCWEAMDLBxAiBqUyW0ZpSYPfGHW2ElrE",
-	"nXC/BvIK1XLst7s7SsW944QPoQ13HINtgERcFDuDiPjYBgBRr8PDL/iPKuDwCSz81ia+3rYPn9E2MPJj",
-	"WbVuMundFbUJF9RSbyiYPAXrHAm0ZE7nqyA+R7LdM7zXcuC9gZ2IXfb0BlivUNdPkN7GTLY1K/AHMu78",
-	"1bvCtN0sm2VQcWXDW5UNt9vyPo3TldIAdvKW7r02J13n3lW5m538ajceKd2+Iye+YH9EP3bB7ng/zXtA",
-	"KvUu4dcd8jpN+teGInL1n8E+8b3rhKtxwZsNbTK6yBs/bA0e/Sm8SctM/WJTLsuhZJbw2GEsOPvX4Yyl",
-	"fTH+ytgYWCh3xgwWnn5sPJNquW5NMvmEFuyIFgy1MFjke/z/gRQ8f27ZDNVAQEaA2rgvzeWojjCCap76",
-	"jxpZ4OYD5pWO8giAZ0PTfUSH0WnIo+cRgTLQ4NLPSTblaoEWyANGVP4rIpKpUQbXP4VJy5MbJjU2i6+I",
-	"CWQyyDzk4I8DISKseWiT+izExueSQCAiQZdDOTi9VAwPnbboKzRC5kPz87AX+TBheAFQBk6ePy/oQYtx",
-	"gWtRHcrvAF6BN6kRwT/5IbcF5dkftJ+nc8vNmWe0fw2Bq+qRnNSiKtmsvl/WcyHXgUqQKRChVxrZWFc9",
-	"LXCWqCk3sVXI9g3EKrKM9VjSwwaJjJCPgInHEKJCzgZOPidvP74nR63mCemLmK3CYFpBoCm6EYNpBQjC",
-	"VIMjajSjBvkrMuNmzJKQlhnAMRMFp97wGiHgQmMoUEjBtUWOdvUGqYdE5pYMRoiVeIj6/L2iIUbpWtVY",
-	"0q87yfy9oyE7avfigj5MXG067NTPbRAPNb874x1In78W7YDlevhFAzZPSMeDIx2wIR8e5xiiXFhDAr12",
-	"HZXxjSq4wgqePcYiDfVYbr8VNwAVIGWfYIptYIoVC+hHhyi0yEWAApbLDvBEdUiTAdO/BTiRMYmoxI9v",
-	"++NKrawU5i8Guee0yHGGvKcFovqaa1E+k5rTsCfykWV5rIN1Kga6aAqwGkKqMkuwWIMkcKbWAUMebcFM",
-	"hlynd7HrFBnpoap2CsH66XQiyZjGjOhUZ2M4QhNTNsjrunC35pMt2MkxeWs2SsDLmNvamuYOfCMehGaM",
-	"psALqcwmZS5jXmaEVTl7jCx2Hsq3+Jh3gLF8RE0LnPc5CcE1yudOHrDJSAbj2Hwj5EVwtjR5w/XFMFko",
-	"N2H4E7HkhIRu1WxJCSwUijUo4FzULTChX2hzKNSHdKaDOVcEhr6i5k2mS2DQnIxEGsuQJ3mD/FZwuI9Y",
-	"CmXFKeEiVm0cs7HI5pCOjkntMAWwBNT8TLkkNeNIUM13T8QADP+xb12dlOYsA95/h5kfZm8ogHiY61Rt",
-	"zc5JBznLZjSL0eWEddVBbwK6lghuj2NnevtCmGLsq3bFAoddXZuQvkhTLI1e5U98ULLDVg2l95warVfE",
-	"Uu3OZbZhl0paXWlvbwJAF/aeE13VZI0Zgvx1y3W2D4Kji+C4E/zUCU7+t6pvu3Vuna/xWc3/jDpW/5Mh",
-	"/wMkMy/WQHQVGjWsqUo+Yg1NJW92LHWkk8u2PdUwt1fnMx8sKF8x46QGqWwdAnlpdQSvSgZGKcfZJ5wB",
-	"2fPqsHL1maWQyZDXkiEXAJ71qWQ+2XS6siLl+aMZj+/oiAWpmFQrL70EeOGUbulg5eW55196v7zxut2u",
-	"PTfRxtpfWTam3FZJuc+EX7NO7nyusfyCxxYMqVfKNqcbpjNPBxw7HnDIYjdaKhpzab/pvfrLFXGIL9ww",
-	"RDSzI70DIx+MRn6AbPH/+fH935H5XRmD+h4TsAihg9ovQez/7PztM1m8i9Si8/cfLwhujtYh3BTVfUTg",
-	"ISuF6QhECEk8xZpyAEcXqSsUX/4MkGcfYexMiLG2ZhmJKI8jFOdK3swTPkQBbUaAxrFEI1aZ5cqghPL9",
-	"Ni/ZJisnspSf7BCUd5R64CFX4jhX5v01Q3qZU5u8DC9Xf1DdKmUyq0eVIAfrXQny2UgAhC5L3sspulNQ",
-	"rUmzty/n4mxOgA75hTshMCZKk9juFky7OFEkugy9RIaeT0JP36N+XL79pduNnPOGkJeDPoNCLKxC+PVa",
-	"v1dj3CoL79JpeEljQPND75c3odIa3rb6YkfBufcjgj2pxV37uc0RgdlKu54S2NIAaw8KzDo7/KL/9ZRR",
-	"/diODsxOf9DKSfTGEevVKnejH1FaY5tCJY1IHQqmVYyOAccCb0gQBzYoCnels5J8EUKyPslXpVm7svae",
-	"zzXazrmGLCZ6Jymy4XTDMVeeDjg2etNrl/h+cqoLSY3nC2bC7jOtul0JyRf78eFzqiE0piKxeuWWrgFe",
-	"MKbXCJAulC6ur97yq0ocW0vv1L6WAjZhZ8SxYZU9Ko04MoDF6hrm+zDX3GQOkRnKbrBQ5jsLkW+Qv31X",
-	"o6u6g3s2vayL85TP/QPZMSaZe0tLRnvWcHJaCQa854wwHk9EwnMwQZTPChS0sZhxn+QoRpSM6Il4rkT6",
-	"eUqnMumlSvbAeQr4kjctiPpCX5uHHMQpShF76KPeb58mM5FdA4oJYg3IbHNJelQyMPiVxXTN5ig9gbnk",
-	"7PxtyK/ZHI+MoOQj1Dc1nkF0in71lWZWLYtJPP4z9Xkh9I2mRt2EPPoSekwNeOh1SOiF0yBo95VQVjKe",
-	"8T5wvrdZ6N1GHXIUBDhY2plG6Yy0ENmUIz5gHtQhiTOoVjajkswywYe+PoFV/YYDLvMuKGUvZN4hsehL",
-	"nL/GOK775ChokpoyIkMeff78+eBsmo8Yz5XgYh3yitGMZVFdN2ycSAl6JSM9CiMJo4Z/LIZJNVT9bUzn",
-	"ITaf0Vi3H5AQGB8AWziZ8msuZlwPpWpR62eM6EOWDJiQmgF9EqVeeMgHaTIcoTFgm1FiaHaOoo+Dto5X",
-	"/cDybH5wNshZFpXGWuZiMmFxyGlOov/69ObDP64u3v7+5v2nC+BKNAATzRimrKqR15TME4aw1UeQpKTd",
-	"CMykyZzmugKKZNkNy1CRSzzmxAxTa5gEjfLUAAwm9QnsmOVZ0vdJnIwZl1BQQ/UXNKrIGiEPeRRFIe9P",
-	"s5Qc/A8BGMywKVJO03me9GXDOUws7WQShiEn5OA38uxMC2jYY2b+yd/e/OMZ/Pk1qreDCzihWNRwz8yL",
-	"YvLsS+jp9YBr363uDAAK9kmqv16Glmof/+Yw+YdeV11R1sIVHN/g607i0PPVt+B/oWdHpvRCo0UhyBFf",
-	"nSdj1pkxdq1e7LxAzzE8fRmCHqcJL4E9DF41oUOm8R4IIA69bhd+JfKKi9x9IGMDlmUs07fPZrPGUIih",
-	"GYVut3v7TM/ckoEEVOq7nSwvGBlgltDhMGNDiv7kMtf5Mse5rT1/Aof2yh6h6dSWFMQ58DreiTKO9Rwq",
-	"ReGAP/Z9Xtc3i2DhKFspE6sQyk17NSd61vAQP8nnPkkZvQHBM7WBvmJAuCAoO6yxtK6xxRKx7S2tj8L0",
-	"SnJ9pesvmGdqhhdNNP3wpYdW2qYx8d3VvX6EOJM52rcLM6dPE1PKYxYrnwBWIulNcxInWCW/L8ZMm4aw",
-	"5KAUslr3KwepHSyPkt0ti0NBeez5l5d2n9hBKTaJGhKkbu12/UsPRu7S09H59n6zR9TfcHOEYUON5JrB",
-	"xBWwfuwydsP4dGHZf8CLEJmkHCt9E8SuQWwUhCPpQGlS49M0tbA/upcQ+lnfaQwhYroDIYLlHsEJ2pVp",
-	"qO/RG5bRIbNX1vZPzYxkSBNbvbMh7Ap0IoRR+U4wFlZ6XtWLSwy5aAYYrWF+tJuqRRXrI6Zz9RetcQHp",
-	"TMbsCpmOrbdUNZVreri15wKCUpvDe3HUzGmpni4xk16ndet71giuGrvmQSu4CDTz7F/gv3Yomwetny5a",
-	"7c7xz53jn/Xfut9MPjnThAFw0vITlKbNXHN6vWYm10o4CD646s2hkc4jymtQwkE9m3CL3IPNB/QFQeB7",
-	"YjCAME1ge6heLDDD0zQ3VR3ccSwc41csSxNe3oPNVuC3g8A/ajaOu1jkwX3414zyvhr4c5olsvzoi8Bv",
-	"Hgd++0X3trvrYl3vZKvBLh10+mjMw2llxoBxpQiSQwsOHfKMcu2Nb+ERQlu0F7q1Cw8PLdPL/7zlk3f1",
-	"XnVbSy6serS97XeTMYvfT/PF8H95Db4ptEaZ1bXCk3S9UJdcEN6n3eERo2k++tPrfFG//qnmWU1l459S",
-	"X7LLBX4pN2j+Z+nHoQ4zVBdV01h/miX5HBZyD4xvZZF7nUsotIVuxKoo5YTLXK1XJHoBBztRLmp/CphN",
-	"TbJ0cDASSvSfkgiOjrMpj9A5AWgRYkvqDc/3plnqdbxDOPHXPV8T56S0zVSyDHPe4MRAo1Q2omoZ5D0z",
-	"pmlMYpqkc/CXEqk8lZIr57wN7eHlV31GX9f4fuwP8J2U5q5RggnIvlKIYsZTQZVPWMo/U1ofbQrnWxjE",
-	"X/WtpD+CWjzYSshLhHLlEAFvGZSUycoIzZ1XmuIFyy/9SG9UY3TAg9t7Xx+og5lXKn4OEqA3X46H0ChO",
-	"pN/njp9Bc5Zb8HeIAnarr1vzwUmfhVrrxfvcMn/Lr/ydJikG/brvMOwiQFcjiciABtAdec0sUnUs4Kxn",
-	"54HflYauPkUwSZiTTOSiL1JSU8bxhGa5kbCT0eTMeMhqBOuYz4gvIri62binD3ohgMJiW0lOJkIttRGm",
-	"HgKuBPSBUwjhZiwGJ0UDFDTTSECsHBmZxDqcXE5Y/wDkMOwGJXMA8ChCkHGVJZKMKI8PJjSTDGEXOWEs",
-	"rp9qZkEr9dSnQo7R2Tl4ESavtiwUEJrXw/jafq5iMFcBdEZD2RBzcQMVqxLp8E3FNKf2sL0V+UTzJhIA",
-	"xwAErDvziSJ26zY0nXN8CPY8tF5v5JOosJTVL+t1qh8m2v/Q7Nqo7vSktLcYHyZYBC0qxxfpECG3bUWv",
-	"nE7ZGyo69hvoEQwZQo0Bk2sAHo1NChqTHk2ViM/c/fLeAAfSu+3e/l8AAAD//w==",
+	"7P2Ldxu39SCO/ytYbveYzBlRpCS7CXV89qfYSqKNX2vLzSf1+CdAHIhENQTYASiaSb1/+/fgXgCDGQ6f",
+	"kpvk07Q9tUgOMBfAxX0/fm0N1WSqJJdGtwa/tsacZbyAP8/yXM3tHxnXw0JMjVCyNWhdjjmZcDNWmSZm",
+	"zMmUmTEZM50Q3h11Cf3+/DIhb16/u6TdVtIq+D9nouBZa2CKGU9aejjmE2ZnNYspbw1a2hRCjlqfPyf4",
+	"wjO5eF2IkZDLbz7L52yhCf2KJkQrYsbMECYXRAvDyYQtyFRpQ8bC6PVv5nI2aQ0+tL5qfUwawHjGhmP+",
+	"TElTqHw1EFIdaKMKTgeEScKknvOCqBvYkrM3FwDPWOUZYWSmefFIkzm/tpBqwmRG5GxyzQsNC5EqlUP7",
+	"0oToMSt4RlQB8wxzwaV5pImay4Tccj7VRJhuKrdanodwxSqVNFyaF1yOzLj5lHP4zS/qWmULIiS5Xtg1",
+	"tONvvz+/JJrLTCfkRhXkh/Oz552tDl9Iw0e8iAG6XEz5a4BCr9t8LcXNTYwH5LpQc80LYtgtR8x0h8Lw",
+	"E3UvOLBvoEQYi7TdLXcSXte8kc/VUL9RuRguluF9B3/jiWuzyLkmN4WaEDMWmmhe3IkhJ0rmi4RIZcZC",
+	"joiQuZC8/AzP81zz+ZgXfNcrdX7JRs2Hq02h5IhwaYRZEMNG/pwLPi245tIw+7Q9V0PacNFzJiQsxX4a",
+	"/SKmB5Z2FFxrnqVSSU44G1pacMftI6KweNs5BdSw+33NhrcWg+jFzcErJfnBS2aGY7oJn5dX9Zb/c8a1",
+	"ucialyYyMpMZL8h8LIZjgDbjholc4xqFJrwoVEHmvOAkV6MRz7o7g2CKxdmN4UXDqfOhkpY6KjJndt38",
+	"RhWwJUTyT4YUCP7ON+Snn346m5mxPbIhM3z19fiWs4IXdDvkxoebcPtz0pqygk24cRzhmZpMWcG/K9Rk",
+	"+eU/CTMmdAiPCK3k0+FMGzWhpG1RxiI5mdtHhEkAn8nJ0RFRMh5COwns0o0otCEZWxD8jWcw1K6Hf2KT",
+	"aW7BPOodPTno9w56/VbSsuyi9c8ZLxatpCXZxD7gxl7ZG9SKV36jigkzrUErs7vYTBxh6KXafpkIec6a",
+	"AIfb7NGAxnDR5jUd9zasyai9VmQBbliSJaARwXQvQbJZMDnibhUjcccl3ODozMg11yLj5cOPdCodexsQ",
+	"Oi34nVAzfTXlhVCZRQdNJpZtZxZX/zHTlQsCM3QSQhecFVfqjhdX9i8KJCiVmk04DmTEfu+GdizHpAHh",
+	"qlts7yEtN452uuTs2pK1AXLesJQusdSj/EyEJkM1k4ZnhH9iQ5MvPDPBXRE6QZy2XwFoNyK3lwVJ2uoD",
+	"hHNouoy13Wolreo+tJIWrrKZF30Hr18+YfxekzZFAD+8Ont5/vHp385evD+nXnBzP8GKi8XHp8/PB9/z",
+	"wh5VOuv1jp6436dsxD8+PZwWYijkiHYGqeR3vFg4kQZ3TOOFt/tyJ7QwGrn0xBJ8go/jdIhT3VQeEIDG",
+	"7jkjdyyf8fqea8OMJrnQloKaWSE10BKattIWJUIO81nGsy45w1fiy7hOJQlrQ9jfUDIfc0ksx1I3xEJn",
+	"f7gTfK7t+98kwOX8IH7Hpfn49NyNEgZ5IuAjIfArOT91q1JmzAtiD7t6jQAklOTc6tqwI+79SPHGwnS6",
+	"AO9QSSOsUE4RFHco1E+K4qHKeHx3cBI6oKQ9zdmQAxiaDMcWWe2019zMOZfke64u3pCC55xprjunhA6F",
+	"KSfXANJ8rHKOsHbJd/Z+ac6K4fiKy5GQnCYAqFZDwfIryc1cFbc0IXTIJlMmRtJRRDozkytqBQwUgyhs",
+	"GLVbTPhkahbu3N1p+W2NsQYECitfnIYz0WpWDPnHpzSMy0TBh8aN6+JrAyhEABowGR3PDZAM/8QAENGj",
+	"hAXczBWg5Zk7LwBFKodcY6Bi+Gonqg3KJQGS2tX+wgulEwI3BH62cgcecRtg6dDEiSnaMCs03DjZH15q",
+	"EVMjbc6YyO3EE4vztTcTLuxcAC7wJ0eGErL2ZsIsdjhu2sAJbfBJWWqRCW2EHBoL75QXlvAmRM8mE6ui",
+	"2BUhYAvdSdwcCblWMzl0Sk42K0CITLzUKIropjGZhQukT5GQVi6qxSb8fMXkwn0HlN59a28JE1KHx/3S",
+	"AODwIneg9gvArwWoUoEYXkll/OSoYznkkw4b5mOl3XA7cUmhQP1geb60NNjpDqKPJDN5K+29V4UVrjmz",
+	"/MQS4LA8CvKBkCibWmYegHv6yV00tzHs44frj08/WUlJFYS5ywOHcfT4sb3rBRvi2Vvt057uq/cv7LP2",
+	"Fe8vvzv42rF5WIuXwRwcHuEFn9uFz6aWd/Z75GW0NtAFnC77SCclIgBPTMj1IsJXZJ+F7riNq7FTC+Qc",
+	"7kZulRG76TBLl7xBvGcmiSUTq1RfWxWFZagYMTuvBvHJH3OJvoErh6+EdDdiygpTDuDzDqpoQ5bzjMym",
+	"A6RtMG9G7VOSaCt1AJm1O2xVIwsG7Nhz/KkkVZ65WZWUtCMSPZuOCpY5YnJdqNlobMrbqvIM9pJJeP93",
+	"Z88u3129Pb88f3V58foVhauWEDGZqsLwrEMsI8j5jSFqZgb+EHnmxB4AGHYJCUzGFnZaUENQPMPjQLYG",
+	"EFnUtjoNoSicptKSEzWLYIxOQ+iGk35k2bXdZBSN7NhyI1WRyhqYKCoFEfjXlmN1rUGrFEBan+0j01xl",
+	"3CsyTcIVzlwRrP5S8JvWoPU/D0sz1yH+qg/fWYHCiUyfkxYo6FaG5nz6+voffGhaQaQ6kw3afUycnEDV",
+	"/9ffjugglnuQeCALsdsrFwHvkMJbeTjQgSCzKMk7XfI3fMSes+ZWF7N353pB6L/oKaFp+i+K1CgXhhcs",
+	"t98jk03TNKXxD2lKT4mVwJQ2qTzq+berG/9tjX6ALt8lryWKEf7qCUm0PV2W26Ee7iQcq92MiG5L5SWY",
+	"GsmmAyCcEyv+W0JlxbYJyy3ts8xF8pJK1WgUMhOtSKa4JnSkWG6lv2hnJ+TaYp3f07adzT5GGFzZzlqU",
+	"+9d3b3fCNrvgfTAOj3YT3j1z27Ua+QIPRAy87P/rcg0G+qdjPDT8k2XcYiSVVSRSOWSan6J8ZMk+rcpt",
+	"FaY4ti+wB1HiKlDZGBuWtttO2hq0Dq9zNTrcbbM9/F9+x18ps3nTQXTYbeNlLGLCzqfSbz1Zv/Nym62v",
+	"3sSVe8+yiZD77b1d9Jfb/7X7Xm73ZkobbzQSu/rOpjJsbTRNwy4LHSkGk11QveA3vCisSt6az+fdkVKj",
+	"nHeHarLb1n+hHb+4eaUkBytssyWVnl+yEQUmQYZquoi8ElYDOg0aseNbdfHguHdSNXClreOb/vXRMG15",
+	"+wg6nMoVV2zDrfVGWHjmOVu8vvmJ89tVtrolC5RFgpp5aUCoPQQ0M5GM37BZbjpkou6c/u7teakE6xOY",
+	"sq8XpGcF5CdokfKuCNAwtAEJU5amoYwFijvn/LZiSUpl+6XCmXMhrZiI6pD70mroNyzXnJbejYmbYEFu",
+	"WJ5b9hkZrhB37dBUztUsz0jOnVUezGaa9C3g33zzzTeezzaZY1ebseC8rzK2uFI3V3Y5lZNy+9catOym",
+	"WgRw5i33EdbSbMF6A/SpCRfttU1Qnu3b5drPpXrMZQY6uVQkY4Y5mcMKmIfUKErkLM+7KxYDNLER/n7S",
+	"mrBPYmKh7/f8f5LWREj3ZdJkqH/DC7+Oxvfx4mrpneuutJ3snfiF4+RCSp79hArYKhdI0M+IsKKVJCLD",
+	"W+x+QJxmec4Lv22FsjqULPGhdnf/6jZvysy4XIvI1joZgmFaSPPkpLV553I20+I65ytcK2CgnRVaBV8r",
+	"eFQAF9p0wg3rggJD/c9gkMcldVadP4yoHMaEffKO0b497wY89YB+C8rdNpB6OlSBFnXDncDFIfvC61wb",
+	"DTy2TiethA40jRP8xgMJ5Mw5hyP7fbDyOItjlfIvW7bX+DdWLe5k/dqeN3rFLtFIFS+Ey0xbvUcBlxKS",
+	"tOnPP//888HLlwfPn9PEMwBiVMYWaGq5iT0MpbXVLjk4ff6hhEQFzbLLyYQ1eXf6q707znvTuPQn65fu",
+	"LPzLqw9PPNLkru/1eHDMqCkvzOLpU5COaAQ9PaWkXVHPOs7RQf/HU5rKtlSmk4C26U3KQZmVi0bN9JoV",
+	"dsRXTqT96ivU2bwtnKVyLvJsyAr0mDlHMxsWSmtCD6kd/P/c4P/x/yhpe2k0QT1QKuNl7Lp+1wLBbuCU",
+	"vKdPn5+fgtg3sPfw6VNUQ776qrVOAtOrMXLDfbuQhhd3rCGShNrjtuppQWjGFhSdWBMlzbjmFnR40QSe",
+	"8NOvgO9oPXQvxEQ0yNvn0hTCSriO64K00E96vR5p+7vR7/VOkf/iD4yc9HoJgTAFEl5AUPz450xwcOWg",
+	"aAgjOpVFAt1qWiGYvOvLK1ny9izlJTeFGDZckWf2qh4EA8uAUG8wpGG5Fv9QQaAJqhBgDaXwNZ8DWbuC",
+	"B8AYglbwKzsf9SOvvDncfoNWb/CXKHnHCy2UxMdJG24aQ5OFMySqIpXXBWe3mZpLC4sRE36l5BUqM34I",
+	"cJYwhJQjGq+EKnQSVpJEIK8S+twGrkC14w034Q0S/qZ7ACajv2ZO/P4rytNGEbwidr3HPfuruzKezxz3",
+	"8ElnYBUmIUynskQ+9HjY8XitEkKfTJQjI/0j+2cb/Vzwe/TORxrJvif5lj5Z+md/fFryiiRiG6eBbQC0",
+	"XXIhScVWTuyhkV+U5PXjOO6tYoiBW+5zu99tJSFmasIsCzzp9YLJ1m4lLDhmH5pLw+WQn5KTXh8YIvOD",
+	"7Tpv+QKshJYUo52tskb3Fyi/zWu18FxtECh3wDdc/f+FdzSHQMXrT7wZ3MW0Ba4C1k9hSLtEK7s67Zxu",
+	"91jlPVb1NmzQxoXteLAnjQf7SEMUY01XsNcNH4+cXJL/1gdv1f4L5yRpIDeg6A+c78M7U5CQtJ1SDvCR",
+	"szcXjzShLrKgi49q2jmtjQKvo5uu1J/mVc9JhR5rlJUZoXNWSCFHzlvjUXDhQtOcb6e6n06JbtpI+84r",
+	"D9xqDaFx95w4uCqE5BnQQeKlxrCsdhAkr5yL8sfzn+uhJfVHpjmTH59OCwXhI7END/nYWKDzjwxZUQie",
+	"Of3JvfrH85/LsBsUIOF1SP1pLrQBIxh1MqvdnKd+NA3BI2jLe+e8GSDqWpnXirtJxRtNiVGqm8ozIHHe",
+	"rUo/oCXpIyVDJjHAi3jfFgEpqA2Y4W5RwKlOl5xFfttUbuu4TQgDCDAMy8wheLRY9h0veU5q20+7ZfRB",
+	"PZTAc6aNlsnanBVkY1kmLNqw3GGV4LrOuR4/XsLC8IUKFspmu+Vbq142RyF+50MHExKrdKRdM3t1mlWz",
+	"lcGELohwC0vHyhA8gLoppPAFawK5GjS4MlhwjToJQYL3gfidKswqI5a2v21tk1aFeQ4BOnbFMLW9oHsY",
+	"sbyb2u5NacN6pHc0W7mprx7YfOUW9A4CpRpoKNP8QEjNpRZG3HGiZ9e43d60glz3lND/5YTUK4peflSj",
+	"V5mEMDJrpZTYcNcstC4O+VuVufvpwH8/zZwhZYgh83Cnp9NcDEF/Ofx0MJ/PD+zmHMyKnMuhypDTRp4P",
+	"/gm45pWY6tagBUbfO1UI44jK521RpwLTd6qYIOzVjX3tQ5puBM8zFGiCFQqXqqdKalzmtyz7AbXeFev7",
+	"hwuTjZYz4Vqj6wx0rAmavSD141qrfGY4GRszbesOef/2hT0nbZiZabAQbL3Y86JQRdMCXwbX+P959/qV",
+	"ZQRzCN+PcxpQX3EKYSze0Rk9pLMipx0yEVoDuiHbYDKVTfDDVJUpJD0EPoqhSkBGn5xUuBZIjRMOkWbq",
+	"JpU+2M4iHsS0kIwPc4iJblPvF6OEuWCUxApaFsmH9mZY7CfIBhLS7XZPkYlpaufNCC2s/jzjlPBPQz4F",
+	"pZ2Ra4aRA0KTrFDTKc86GNLrDs/FQ0LoG8CJzC5OeRoOudYHLvnnABKSDsp0pKajc6MPa8lLcIbfqeJa",
+	"ZBmX++Laz2pWBMM8MHhvvw/qCbPvhd+qSHd8f6S7LH0EVq+DqKsKENcz40LfAMYlmLwl2B4OmEl4QVOJ",
+	"3wWJAyJBKc+EUUUQpTKec+el8C9zwpSBGFpe2Cc7XfK6wHg/1FH0UE3h/CkECw8syCHAEsaD6jZwUWAI",
+	"CWm/ef3uMiFv3tv/O7t89kNCnp+/OL8876TSLbGqEdjnySGbisO7o0P4BaydBb+ZaRfyjxt10ju2OPY5",
+	"af3AWY55VtvjgT/MlrptbX2a7kUNx/l+CrZGuwOLThf8v/bCSZYjBuyJo34SyGfihQtxjXDx8UMQQAij",
+	"5J+mfGjVrhsm8lnBTyu5PSwk87j0H/pfBy5T6OAiA+Epuurxb5vudplvBJBdyDuWi+zMYipD+LbdOni1",
+	"VMhd9WwyYRB2xOxl4BhKedzrRXS1lbRAw4E57OZEM3xoeTYE9Lg28OPnJDole5dRbwD36BxiF2AZFbJx",
+	"dAQrvO9hIR9G3wq8JFniPEOk26AonRKKa6OOREMemZLcYSlM8d1MSp7vuNUjhZb3eKu14dOKHBkFipQi",
+	"px25YvftBDpsP8B6zdfNsvdRJM76XVlBTBTHTJPHPXIDe6MJy+F2r0AakBU/tFhltI/+K2e5D7hua2Jw",
+	"7b7Allv6u82GXvv3HVms/hqspvcCyrBbZMHVPUTDnq6d2FZbCBuHD5JrbpVxeMV/tyv3vbs9O1y4LfD1",
+	"qNfDe7F+r2+FzFaja5jkPogxdUEaMXXwDhGY/ZEmU2YsfyuFG4zsAR5/2Aw5TuuwufL4wyNxJvQ0Z4t9",
+	"kNkNvfoPQ+p3fDRxyLwDXt+U/vUYW5yvrSIhOpcnSoPNWx9m++ChcjMNSOrc1U46TlueSzGSiQmX2m7N",
+	"PfAIT7smfFjkAeHj6y1kD4cuFdnj6//WogcYq4IjaQes8XaUcrMhfi2c6JDlXGasIM4E14QqYOYst5vB",
+	"s96oDPbe0mh4H8S4CYb/BgRXkjg0iQWn8DPgxBpMtwsI6aW5mhUfB8FhZMeeeukJww1yJjMhR1f4iX8S",
+	"xv3pzQYJqeQiJqSahpgQn9dnf5kVQ56Arid5npCZmVz5L+3fE56J2QT/LofZT4YX/ns88sQXmUiImvKC",
+	"GQukXmjDJwnJ+J0YIvCjGUCrhwXn8qrgYGCBPLiQ15kQF4+SkKEwiwTT4B72Ynue4PB//XUG/dXZQe8B",
+	"BYSz1tiUskA4Q7azozcAYlQDmmM2kioI/+eM5ZbSwAS/KYEJNREiImNBdNu8RFGEiWnJpZVmeSH4AxMU",
+	"NQsJbZ6q/J4JSnBauVcu56VvoidVXYHphikwWaU8rxuLSJa+A9LfY2ljNavLAvAVYfqWZ/CeCab8MUmO",
+	"++Ambl5PiN+yApiaAU6B+cxNU6CtLCRj+snuAbyIItKikyld+FFM2QaI/Rk46m0XkKAnC+Jp/iQk9yEk",
+	"iS8D5YtNEKMUJsr6JHF/FhtojvOh7EprwBdVPQIXFRL4/9jqYqu5v58iPg5cZhhoF3nxhrAsK7i+F16X",
+	"DqYKfXTfBpi99KckwfJYzXQmTAascUluvJ/aqfVcFVkV0Gkh7thwQY5C5IhVRt2TK/RMPw/CyHnmqIb/",
+	"hUwLZdDrStrhBZ0H1kNLpDAFG1oC6NXI9vWCMLlQknc2IchDa59Jy4gJ/0XJOhFx3wZ8kOTi7NVZGZu3",
+	"Bp3LGSOEbhyfED0bji1XOp8VasoPv+VFLqAEwPvLZ//tFKRtHcc7kpkyrgY9NdkmJHrom1pxYscA5kIi",
+	"V46eAAcEvB5pGYeYL8fAIQnZ+yHtFq64EJU3foD3kD5pp61ffvklbXVirA1E077m2cXzt/iuVoKjju2o",
+	"fq8L/z08Pt5y9H8sXfuTWmxFLfYgEi+hWugrZc5QsN3X04jzlB5mXl1x7/FDrBdLm5aVTYPdF0p7tJlc",
+	"+Efsl7nQxuGmKKPwMjWcTbg0nUEqKSyawpOaGEjMdLUnl6IPfMHVjXEGCLpLaLh3lEGY4MtEEPgipp7e",
+	"oLIKNePoy/PLtxfP3l2dvXjx+icK2PJKme/UTO6NJY4XwfHc2Imqqzq5/6peKbyv3i/BJlYmx6Ot5VUy",
+	"H73hl/ZSZeJGNMUlv1KGTNyvpF2rkenCNLNOl7xSEKBec2f7Qp/rUAee+YxZtotcsexSqResGPF9t/oS",
+	"yoWCb9yVh3U6ip20su39B0Im/xZ4A5bKIU9OyI/iW9hgMKncI6qB45BVMQ1brwHg+IKxDL6imObSPFxc",
+	"g9s9IPP77hvyiOCp0AOM7B4UfCRUqTjeMZGz65wTLGr7UBvrnDAudByEx2ImcWt9koPjUHP7jGWeGEjX",
+	"ZsjpEshZhCJrkcOlWrC3whI6JeJdignPXs/Mfnt3GXxIRqlb0PM9hh/1XGUFcH2CJMkWoCBhHoFdhjYQ",
+	"8TYgTN+6FA49VgVUoQL7gSrIDZ/zIio3VRBTLAgbWVk7Z4Y/HIqvWQz9v+/P3/58dXnx8vz1+8syw44c",
+	"9Yju1NdzSgoOQN4YXqSSQt3dgzPM8dau0C5kjVmRSs2MK4zmNiG3DKdd24qkuhGdJUYcvWTzFQp1gMs7",
+	"dKnUSyYX7nrpPfFBKayT6iisfrDDeeOLJpy9uUBkB1WGYkRbn0aV0275Akv54WNJ8HQKDnnTN7kYjcHw",
+	"zCAGD56tFBrwdTk7lZMkjQf54AfxXrKZGatC/MLvSdHsVtn1qQLLzV88f9C7YqcuPTVJWQorIQW/U7dY",
+	"E94ZaAHD40w7Ql0we3x0ZfXzyLSLqnKnxjN++umng3pl6XV7XS9EDYt6JwzXzyFuc8e9zvygnQLDy6x/",
+	"N7xha91PEPfoa2XOMcer4MQoF2e6nLWsfUEXpZDAw+r2lLRLCi90QCR7fiEi1dW2bdubGGJYyxDWzoBM",
+	"2C136T+uku7CKsGWuSoJKKkfGiFXxdMijsGGwGqsfq4RBfUgwOQqVELRQ+x/UMYxY4Zicwyz3+t7ySGI",
+	"5gOywqj4YOKGj/j1QrBzwIW9gQTJOBe+yDQRZkBYsLkFJ0Aq25S+CS6B8kpHnlmLssOCg0MDApSo3WYW",
+	"4EBlvU2j9adyeQNw0DXLQoWSAgn8KTnpP3bSA4jaEpNcIeuASPje0iUX1Azr3E9f8ydlpyBDCJjxKXQw",
+	"2QMdkVfVGvW0Wl5r0NUcucCRkIUPVZojQvDgfKVL3kAxZrznelZwslCzR4W9PBZLvNvEUw/Mk4RsBYsT",
+	"2LcBoxpg4F1QzHj22zGqL8JmLCHaT9KuKq6/vawdh8g/kH6MORr/WSI3YsR9RO4IMbzQ7WVc3zDEXzxm",
+	"cWLIByEQ9cRqmAQ60IBRN1YWq4d8cvTNAxxyXSvYRqwm30KLBowOLQV+SIJJpWdebXr25uLq7dnl+dWL",
+	"i5cXlxRqft/yRULgl7P3lz9cfXd28eL928oTrh6gM+9Z1pJKlGcAG+PEmLHIOaTw+O20dJe+PPuvK4uh",
+	"F+fvrt6cv7368fxnSvwMuEoobOmVDSdCwAYD6kHmuNM3lmb76fzbdxeX5xHWn6AD5hQzh7xTxiXgi+H4",
+	"IZHzofGyVAZ/F4h1zobjikirOdTVrGNSOEfmxpL29azQiIeYye7agnROCauhFEi8qbxhIucZYSVLsKJv",
+	"GWezEkkhgaD5zVym0v3sXl/FV2bAzgZcz2CPKzKTRuTOhg8Nfnj2kBizv2xRogvO4RlnzQLefxhW85tL",
+	"Au9lMCPumVc3i2Z4gAS7V04dX2DWabCIe41cT1ieE4oTUJfe6uuAHvV6j3Tcz2xaqGtuqTPLsPysHrMp",
+	"t5w1Vywj1yxncsgLp36Fpg64uI6T0N/LaaGslGjXeA69vnYNfN8YVaOnPLcXE9J950JvEVFTixuDtHsC",
+	"VUET0k9I715eaF9ds+qFdt825Hxp8QtfEZ1XzrUEc7+XkKPHCXncS0i/1/u9RJJZybPmsV3vnH0v9WyK",
+	"BWNe8kywS6gT8ED+oOD23lQ8oOosevywziJ73nQjCOh9dN7D1z/uaMJiBiufoF/6aqy0gc1uDeQsz5PW",
+	"da6Gt1cY8w3VFlpv37f819BaJFTlPvyqlbRQy8+uoPoEVPro9Q96R5f93qBn//f3VhLiXmoVlviEiRwq",
+	"VPhgkmtlJY9+LZ4FAfNfAQoBUQzx8Zb43CxVbkhaIoOyGmWYBn7t4jBag6OkVXC7cULJK4hWHXzTS1pW",
+	"u24NWpC93YoDLlqVqIfoJ2zdFq3/5PLouFz/DMKN6nt0fNn7enCMz3zetczEW1cnYhVKOSmzG83sXPe8",
+	"MBrKU6ysf4P0bckX6HtGhWtbSSM/OTqyd2NaqaMTAoya66aU8UdQjRtAIyNFjHIB0bwg2GTSKzH9HmkD",
+	"VRgqeSOgzgQUMc2FvMVCp2AyjmqKPG6qe5m0skJNr8y44Hqs8gYn9998J5a43u3RCcHo6bhrI4MaDgg9",
+	"yBkg/Z1iCh4kUEgVPeLA261Uc9LSU3HL1wH8bFYUVhQNLWSYCQDC4A0QRs/sBWJTUSREtoCqmxCuijuB",
+	"Um0/pIJuwvCJ3nGCgFUN9Zrs806kRu1U3rqd9IatKG7kRiF9Pa1gdYS1UeidzCFGwu3etVI5Z9jxAOlj",
+	"U0H5shLQB/dYEgH/seEs3BesKNhimwvwapbnocxb4cSRGh5bwoxSLRLWPdC2+TU1ZNz0ntqG1F+6tNgk",
+	"wpTlvarNBnj4sRG74Yh/KDloE40DeTdwWWzTMMG+m5gbsIrUPe4N4rh1DD9PpYPclbEpf8Y6cF9RV+bQ",
+	"dY5q06+6EdOlnS45n0zNYgCP2NGoEcZV91ZQzGoVid0uMt+ijBey64ZSVstY5etSrCjLtsEdB2XpQXqs",
+	"HzUU2XLQwTvcjI2nH7bj2dhngOyxKY0VwKv11RqKqfWOD/q92rE1nZnfqOpbGopwgK2QmEJMJijjPsTW",
+	"rtmzyP26y6aVo1yjBksPPjbRzq1xyUEXtTZlJaI3dn5Ywhg3RRLgW48vWwlf/3nYUqO54Q6u38wXQps9",
+	"BYsgIKwDMqJ6DUzUCgEbp7AgvoAHQfM2bJsBL+1zjazIzeFfvn577il7bbsz27LMb60W+azULZcLnLuf",
+	"fI8kL8xi0VqpIPxhQC7evSbH/SdPDvqE5dMxOziCHrNY1h+aU3VqbDWVZfe4HnylwX6rMk6+5+qFMPyo",
+	"XkpZEwbNZiSbCNf00Q7skrfQHBOCH1N5y6foagmsFRoztaFDCUHVLyHDHMp6ouSoTWeZ7faa2S5s2RvU",
+	"u5daJkCj0Kj/U22bXOcZqAsChuNKzRANzkJs0dMuq3+kkh5S3wFhAU4jdVMpoBe3U2A5BKAaccd1sqJD",
+	"H55FKpvUOXcWlb1b2pvjFXvze+YiTgF/SBYS4oR3UNtRBOUYGAyGpgSzi6GuHFqySDrr9Y75U3LS6y3r",
+	"8KWRcVW13EBIV5XJLZWOWjFM18spX5yirU+EGiM8z3wXfu3TkXTEaspdCVa9X5em52Q8mzAZImobWZW3",
+	"5jVx1x8uL9+4TUpCS9xua6MG4mEKszcd53c5RsIzuXh90xp8+HUZAQM69ZL+x+W3flw2sLqxXfLa1fQX",
+	"BZjiMYigYn5lPqGd51kHskI0mRfCGC5dk7HEd/NKUkn7WEW6R0+xJyPYgsCkboljmy44dIm4fAvltGml",
+	"czZYrDuNNqNUPgMfmiZ6DNE1msvMNzmDFsoAwSmxAEBJzR5Wmg15PZaujadnkuULI4Y6ND2fIB35dDBS",
+	"B9HOwtaHEm070I3t1RNX4KIB1VzRsYZK+PYnAqlUGXrjtxJPcCHvDJ8uX7cmOuOSwBCQRqSECX/PhBWL",
+	"vz0kXcU17yGW+4Oula+U4p+zUKciGGKr3P4IzWnhc7ITtohMryjhlwQccm04wWd9WtYcLjt7tym84emx",
+	"Jf9HT/DDX2mngnw7FZaGJV7g0K/hUffhaANubomWX1rYd2ThjyPoI8BfUMj3O7KtgO/pETO7ml4ti7aY",
+	"f+Vl/vXY19uJ8EIS0tVDvCJcyh3JM27J513uQdKwJ6uXsuE0XvKdremuyqbzbTWRoRvfwyBW1/Ry4/ak",
+	"qXN7KBjySONE0LGUtKuNkkKjeuhQDzPcciiLypHMeTpo9Z9Ol5xdA/sPLn6UATZ3EFi3d1/8fgXk2IZo",
+	"1A91He1YhxR8uut6KmUYm/DBVaKMSz02itz2uastRYDa6vzQpArO+oXuQ49q3c6qBmw1u855zUvWSDnw",
+	"GlhoavNdaXcA95o0K9RU3dzsQcfcyIdZmy9e3CzWOtFkG8TYmzA3YEkrmq7cqdrKl86lteKkmhDMV53d",
+	"BavASzts6PN1JrGynt+ri3evyclR/6/EDwGPj+8OvMIjFvm3a5d16QEs47cRDPyAtR8Y6lanAIULJ69Y",
+	"lLaCbGvRH+vqrieG9gh+FJiGMW20Apw1Fcode6tYvJZ45VuspEndAJAT36cZt7h2FkmJA6tw6llAwF39",
+	"33e8YCN+5ZpO7GgqelWeKuSSlFVQPMSnhOca46LdK8DAittWaYMFlUgkPOkHN21pDfyJFRaajjDjQzFx",
+	"IBEzVyQTIzt3KUlMlbByBnbx6h/1uo97tJHErL6B/sZ1W5vO2gG64Si34yDr6Cr23tzyuqwmwttS310v",
+	"nFGG5V8a2SDwcTbBzCZHj/SjgH//6Ui2lmNuxyUd0YqYpcO7JuZYPfNkieRspmlfWomvUdA/jjJvAf89",
+	"G94AXR7Q7GbX++8KRFx9Ic8Dz3ex6W3wSXj9sTOAUlhBGFMZT4gZF5yTIZsKw3LwSjhxojVo/f8/nB38",
+	"/eOvx5//0tpCLGtwtfePehVv26zJnHhKrhdlF18IViRlu2EHTSrbw5lZnrPj851L4W7ZHXnU5HBbITRu",
+	"3sPq25KGvlw1A+mTkwdgUM0S4ZuqE3TFoVfERIijtyBXHZvYM0HIkW+6fEhPwXHqe1WucaD6Lt664kJd",
+	"OofGlnjVGwe7suqC/ei2zF9iLwwH8fRjwz7bgf8OMv0HI85f0A6Eu7GtlbXs0bUDGKWf0+OCum0lldSi",
+	"jcR9jTfzh6b2/K+hqjViHOiv4IoGOgAWQewuD5UDpgW3yuWgUsHokcbciDZ2C8QUUAtMp973r03Dpx+E",
+	"oQkxKofYcCrRjYg9AbF8hus9KDRhYC7sdFP5EhsCYpQm3N8yqw5bxw2Z5kkoUIKN+bAAlhhJVfDM90p2",
+	"vQUxGVBoQq1ESl2Pd6hzAm/Fu64kd97f6nF52rX+QOApexzC5NxX7qhuHriRt6pPYo/w88clw7yn+SzP",
+	"HaRrs86EAXbQ4J2+9Ezg1G9JnHQGDbslOKs9ynTWqOEl5o2ZHq/uno38EK3MBYOOKqRN/2e326XgkIYw",
+	"WWdDhngZTBiH+sDFIw2N9NmBfQftnKbSO8T9CqwGc42Iix5019CxS0o5BTs/QzgRPen1KB78inXFslrZ",
+	"ZrJhfQhIzFodgl3PTBnJxJ1IANI9YMQM+qcHB79fBvTX9OuA9FFh1i0izgDUHPIhsNQbQpFKfJMrW5Yv",
+	"yEyyOSs8i9u8+mbmDWkjDY1A4yM8LcuQCNlET5aVryhM4EDfiumBmiJZPQCdjxeh5g9099zUdTwk5Jfk",
+	"jyhnKBmUHUPtM1C4yijcX53KNv01bU1zJtPWgKT2dWkrIWkLi+xdCfgeYKGdLnmHTXlxMNCiWz4FC52j",
+	"TjKzJwGbqsk1h6hzJGeGfwoXMSHAf7GCFsKGs5XY7CK2jnvY9TyVbVfLw4Qepqeu7o8XlmpBo0gcEY+C",
+	"PNXr9RLEMJ1KN9EpuVZmjEXPM+JE2Krk1SVnvsoVTuhbkTNJ+MGEidxnWKRYDMZJYd8Q3/HAKfdtPWVD",
+	"rhOSKQMVhjOmreTm49vMmE86WOQIoIHG7e2CZxaOrEMtID6j/5bzadn4y64eq5KBh6wNtTTwGwzTgyQi",
+	"O5vrcI71LaAsADSFwKoAz89+puF8Yc1uJvfdirnsWcCdr0H15IRkQhshh/aXxSHu3pSJQvuJleRRX9pU",
+	"ljQAE3tLIjfwnjeijchzT4DaSAgcoegkQS+ZYB3YVCLQobKhxzLX0j0kK2J+udX5Miud2VuBDd0dH8Qe",
+	"O81Ewv9qicOpC0NqgyBgEb4DtqcMOn07t+VWxuvI2NVsN38UTKMJsTcZrTj2zvZ73ccWwaDW9eMe3mqv",
+	"l+JlP3//Nm19pkAh3EA5gvxKVx+l5+rp+PDJxx6Nnb80GKlgy4/RdOXFEv8uaHpcVWFJ22u4nS75kU8N",
+	"4Z/Y0FjFiHm7mC/leZMr6CeEL+oAj8AOYBIMdvYwtSv0AxtxGrGodXjSJRcoR0ETp1R6yrmMFs6EhxsZ",
+	"W8gGdgtdymOtpVEDB/3p4vnlD59+OL/4/odLekpcIG++QNkUaBBId2gU0aTf7Vp61dvOOdAkIZ+vd7pY",
+	"xjVURYZBbXbXvIBsBW97bYcoyA7g2g5mUhi6bOxoNi48U7kqeQCSvQale0NQkn3l8tw/VrcukMCjiGSv",
+	"F/qcwKUx/M/yF5zJxzBDqpxUxL6/s1aEiLyJPk++jLDcNObXuhF+SYitL5VMleuRj0OgqGSZrRqr/T64",
+	"Ekp44Sstv09bj9MW7WBpIsJcCTOcrE0fW1q+eueWYxxXaAor3eSlLr2bHQ7GYDAGBhMjj6gFmi5jJ8R6",
+	"NLokc7biB8k/wQ8bT3xa8LstHqxtDULk3u8mcS9dtWF7hNMgkTJXNcUuMrlizSmerYi4gSgGyB5Ahiom",
+	"UFsIsiUsV3AlqwA5By7gb//4HMsiagE6ZF18jmuXVaj53mE4Sat54W/ghinpRWoERhg+CVWvsOse+HKn",
+	"vmgsx4rqm5NU7bmvOZa4TkdDQBiwpWztcS0dT4J9ClEvuIlKA/V75GVQGbQ7RdABYfl4KCErBspWtWmv",
+	"26dYJCrYGApOuDZiAgZGPWQ5z8hsSrAHmwnn4xNvnUTmBlrW75nuMJ9pccdfejcl7uG6aJENPk2jNh8w",
+	"JNs/3PmCz2ofB1nlykaI4KeMUcchLyywiWq8nnJ59ubiueu40CgEuGfIcbcXWjMsE1Ahb1SEi+Ur1JRL",
+	"NhWNJHTKzFg3jKqt2E+R4Fv8uKYFvWEj/k784iQN8ES0Bo97dTYBEcAQJmC3CbIT0fzY7yVHj5PHvaTf",
+	"631sOrYoP3BZdpvyQluySwdEWz3teoGZIuwWNJh8cYqFSaPfgUtZYWM+VgSrFdUCtIOR3E3eSlorcniS",
+	"VrCanY1GBR8xw8+gjvGOXDS2Yd71CfOTuarIy6dfcD3Lzdp8nK2MfQHsv4GUtJSc8+3CqWv1eIESA+as",
+	"kHY3lk7np/GCiAnW6oEugGTOC05yfmOImpnNvm+/yEa8W7GCHblxSNpuaAQCvyGxBI2q4HdCzQCLhcog",
+	"xH7KiyGYEu3fVhHSoFFStHqBt9ylq9R86JZSS1f0ADlo2TxKMyy7tExeVxC5OLxwMmWF0EpeBbF3eWW1",
+	"lTzSQc5E/xXOwjEHYA8owqt3HltDAJxo7fE/w8JDu557OapucqwTf/fkeiDA7Gffuoe/bAiDr6bNyXQ7",
+	"TOQ+LbbwF/gnN5cIWeKFdWC33BhXUfIeS6plyTalymAJ6hUxqJge41q1tf2iEmjpAVU5ZdkXvV4+6Ljh",
+	"fbvs6VLx970jOzag67pIiwDEHhGrGwNJy7Z4G7febbQr+B+keZkdqOIA71unMZ4KrCABhI1qIASJ+xIE",
+	"nqn7aMzgMts7MNXOcGUFo91VzeXI9RjaykLj92w81D2oD0Q/bO2ur6JQg99+Gy98mMTKjo3ueARqTfZC",
+	"BY79SEsdozeTlyr6bX6+gn81wdUZ9KysAF7oGr1pDLupIFwtL/73Rg3Lta8/vj0OblU9LF+xr7zrVnuG",
+	"2n08s5oyFHyaCNl47ZfjIoS8EwZ6ePoc482REb4IF0CyNu27ugX7XNxQoHnHmwtb/uWuLoK11d21j+53",
+	"eQMObL6FHilqFxBxA28gosdWd/A3vVQV7Fq7tXuFBk2VNqOCLwcHYROIjcgfxq8HDT0HpTG+5rXYLL1C",
+	"l+VfV3g7tjF/L5vzY/0bq2MwTbDs/I0YCpb7UBDShj4B4MBNsMYA04Qa/skcTnMmpPPfCqNTCX4eLB7f",
+	"hj7oOAo0SiwHrzve03GKoUrwGyP0B2HoirilVNYDl1xdcwyExdYgCCV6/PyrT2seLV8hAR9OwQODBsAu",
+	"vJd6CyS+KhgkTwnlcsRGfOKjtnzblSgRCPztMpXo8GsLQ/gnAwElwXZptd5rbqGD0AcLrLM/2p2nXnPW",
+	"GXUNS9EAeOrCLKUiasplOZfQPgSrExenCFV8fGYPSJzMx6CiyvsXmkp35OgLt6+eSWG6ZNuQMAiagDe6",
+	"oLBUtukd7Xa7nVqlCnvgCGiX0Ck9pBBNgvUsnCv9kSbDpVgSCOOgf6GH1PlUaelTjT3OrgWjxSH79Szn",
+	"zizh32O31U9hoZxSKEbIcq2w6T04n/AOhZgKyLWF+wy3Q+X2JXiJgr8ONj6VFfzA1cTLKGPllpy6K2oE",
+	"4+1uvZkVwzGDit2l2x/rAsf5J84x3O91Hy97hZPWrMhbg9bYmKkeHB5GLzocjvnwVs2MK4MWaaB7hON9",
+	"rtPXv2wfPhfo0Vu3LEuyNobArWBLPjAl0CDiGi5RiHB27AriY4ZqMmEHPig5Q7+FunHPaNeCYixClBkU",
+	"EXL1uUM7fUulEszbuXEx5lChUt0QOqNbum1LhXLjo01Vf27sfa/jIXpSJiLPhW8ME3lSIAgFR2S+awf4",
+	"nbWQQ45OF/BJKMlPibL3/7hHJkLOjI/AgbjO8suEMCL5CIK6Ie41iqFjOpWl63ajTa0ptrG/IrCxMZ5x",
+	"zPT44JpB+y81M0KO4LI6GgnvSVL5peIZI71ZrIxijDE0inqknR3DG33UYUN8I9ktvJG0I8kghYhfLjOM",
+	"rfGdDvIFdB8DewwxSiVeACDVaAbf0M/ei86ewZ+bB6wwwXgeAcww2maQKzpNmRikDRcYg3JOyTCOG0ml",
+	"CxyBVSw76lcZiabbRExG0CG/6gC/8ezMfdlt7RCFuXKCLaLGYnj891EwRkApIHVwobeLICuj1nYJN/uS",
+	"7ENn29PRsZqTG1aQzF6JQGRiYjqGPHEuLQ10bhI24qnsdbv9Xi8W0PDSlfRzB6o42y80OD7TWZHTThkr",
+	"3Gh4BImhAZ/nK/RAiDojc5GZsVMSrhdOYPI04ZR4IXbMoU0UXYpVg3ivhU4lhC1uR14/r1O9gtK+m3Py",
+	"J+w+6vcOOnWEEpanlsXN8ty3ZpxAiLFUHiEgtnPR0BPA9xraiP0YZLLVo9ArrClAo55UCy8PU/uBa/XW",
+	"t9vHfA4qAXzLOoUT0CGyBoRzKxj5uEBqGQ2FAU5Sh/g+TEhYCgR0YbXuNT4deoUCkMog9SM2rcqJXqpF",
+	"GG7c0iX42Bx2lqyvcVHLpMRU6vP3b2l3u7I85amouX4Ijzs01cIoKruf1wVnt0DbtnDAb/DV/Rol9ywH",
+	"Gi67SJdDD+MNZrKhhOala25IrmfDW25Im2bgY7bcyfulHA62b/kC22WgTxt/dJIB2i6sKO8cwsx5/xsd",
+	"/3UD4m8cCPBuzAqevRDyds/6fVuS/eZiXfbZLcHbz+S5vd/hN7VRrgwwLTfCdefaJdnbNcTVlWS/sqUz",
+	"XlIQ5ltbudcboj0qMuMCMzQyPsztqQU11ocI7VDrNqixy4+GjkJNAF2cvTojv7hAJc3x3oRe1M5Ot/Hm",
+	"uNdHL0t29eHbbcYoi109bGHpFat6I86u3gvLLcJWoPriM959W01M6br8ex1d+5vR1cG4cQP2cNDs6U/B",
+	"+7uHY8eDybONURz4hm18NNGk+x7+2rPeFXs3AvuW3+yaEV2Sy82kbv3L30+z+1yTeta0b5GIJNtKI45s",
+	"C11ak9ssKv7qfg+GEYxh6yx5trZdnG+RVoetR6az61wModK+bzqNzZxdT0e01WswLUCnNQPF8N2SoKla",
+	"QrQYSUjP7CSpPCK+QxvKuu4ZbO5eqLl2ydQEql7yrFb31g92ppWyYnZytBxXamUq+8TBHStc154PrTew",
+	"pJZbNoSmv/E94z5+TlpRt/Hdq6+XlddDK2NCD9lUHN4d0SgW5qTX88mJ9W78BfC7Jh7HPVB7lD6v+xhr",
+	"vr4SGWD5+xQQXZ/P8JNVg9GHA8U9JeeZlUeqmQtmzBfE5wtyuap4aHeb9AIURfWVkNBKMFsBE3W/d93z",
+	"FPIjwGJRFWYBrIrlIDbguZdFwvESQChj+0f2Dur1B1SI4U/ubavjee1iFs64C/q7kA4rCzW3ciFqki5X",
+	"E8ycnUYtYGXmwxuGuU9RJoMXLrEQRC2rgSwlNZzGiQwufSHkM1SzFzBboTFcdTn3QEz4Vc6uea43HX30",
+	"KHXeVNCzMjHhUgslE7dpTvFyqwCc3E1OhDfBuKtCWf29SX4vZtznm9GjkzHFTGXDDwAo7OU/Z5q4Gaxy",
+	"RYyyAmTOsWdhM5K6cl5qvnlDwpMUDxDurMsDmrKRkNALpnISa9IsVhKZQgz/1hzAfOZw8pGzqqABCtwX",
+	"0E0W87wr6IuefJdrX1bPLNXyzUizxc0rba3VdfxU3vydjG6LoH033tEGTUdlTZEuUvmybFcQV3cFPmwh",
+	"Ry6yQF1pIUd5KN525S03tMaA0AMOLRWayOpK9X8fNgRrKedcyY+21aVXG38wQctqkXdHqPV2odqHu40Q",
+	"3+B6KNOM2U2Bq5cQ+tcMPnwN/xz3MuiP8U0fPk6UNPDQk4my//SP8N8FZ4X9l0G5BatVzhVcYV1p3xV+",
+	"unj3mnz9pNdPZbjnmrRX3+9OiAWBPDyhCf1gN4MZVSQx2fqAhQM+fqSpbPsyF/nChUP8mraGTPMrbR83",
+	"4o6nrQE2vP5MOwmhH9IWk1na+lfaUkXaSsgHl9f28SNWEbFPSGXsT/jLR5oQyTXEP/i8YJJxPm2yRJbb",
+	"33T/C56jRxUJXttn0Xaq+xnTRmgJhdUtOl2swOZ2YsfWNW6ZlUH+jyaqXvvsyOiuLUdQhmgK/17iZpuI",
+	"e0P8eEMvHWD663embOvQX14n1GS/ul407tMWzLD2uWQsO+7cSodA0lI3N5qvchYsSznrbGp1/WszefPT",
+	"lXudxEi/htztVXtsG1NEKd5/TlpAB1e/BN0vyxuBWd/gjLCXM6kSUvBs3blGue6a4u1sFCybLOxbMGE7",
+	"aKMBxM8dSr7hgtftOyQ27hhhvh+Nia5fLYlSLjc8AMAfaS+oV0RmX7IiIVhi0GV7Jy6QrFLE1fmaaoVc",
+	"qZU0Y+mGhhAwJ0iF5GErkzzSqfSi1xg8ucA6Q8mRNrXb3a3pO5Ro8AmMF0533/64Y0lx05lHx1Hu8ZoT",
+	"36ee8VlN8qxJUKWdGiNa0OPmtaKoMktcOCWVWKFSGKJnE03aUhH+yWUnutqRBSfQ8Z9nnSSqXIwlW/Rp",
+	"9aQWkK2fytrpNDuYty2gWvHo+RUA4I8qZZnLpqTv3z1vEiNz1SRDXlZ262aW5wkZFWo29b4sNdNMZrr6",
+	"ir/0k6Pjk+Txk792v/6msevbWBVm7dtcceqcySHHZpK+QLS9Lz8m5GVCvrWX4bL+6u7Ry9a6ciSrXpmg",
+	"Mttwjt0lxaTqG/yHVrL7al0qZeSW9Yt3O950Ed5yllv6vGscuVf3VxddBZc3xg1Guf5x4JzKM64NWnWS",
+	"6HoY9wiM2LJHVW99j6rjXizNHPeWKXLBh43J+pce8qPHkZFj1ZIkn4clbd3a7S282u9bFfCjx8ugxpXA",
+	"q8A+9wW/go0Fq0hB5S4f0WFhfhxiGtt6NplYPcPFOhOpMq47jdr9Dn05ohrjJa6EXV6HiV+w9mpA9q3r",
+	"r9aOZjeQnEW7USAAFl40EFl68e714BWkAvjKUO7ZKCQkITRtpS2K9N4VKm3U2DN+J4YrIvVWll10waZT",
+	"ZsZJqNcvjHbCH07R+LotK7X5UOFQ8cPlHOCifJSdL17tg5uF0Ty/aW7tiaG+V2ykmmITrO7so4Eh0rdS",
+	"sPG+uO6qgoS1l6ebBBwIJ1GFtRnnNDf/tnLpSt6IYrKd0pMQCywI924caQ+ZxqgnDBclDAwXVpLJFPin",
+	"JlBYe9k/dfL11mWBqh3IjOWWOTe82g7dVzYwip6GbBV8UDuTWsbQwL3cNb3X36JrelNBm8AetoDMLo6u",
+	"AuB4IwBL5jM8uZUodE9Cuov7Z4tTc1nrsZwaDoXMpnbv7NGROdNNHp6HazZU2L25YqZavMLrqa19zt2t",
+	"DX2a5aUxCgtyVZY6ZzXmurJR3VI2eVl2KFrF8vFvz9sMl3Y5z9miSZZgWK42NOErF1a68lym2/GRO8Jq",
+	"uAb97uzZ5burt+eX568uL16/oqlsM5KzYhTyERp6r3dOSc/VMoWO5UxjehtrmBDUylBKHwn28ZMnvU2S",
+	"oVP9zj0P3qX10oq2MpeQJ6Znk4Swf2+HmaY2Fc2Z7Xpt2yB8pNreKeq+A8w61vPu1aqo0ntsQ8Oi5m42",
+	"kZoT2ti4w2lGd1jJl+52UMGsP07Xg3d85IuV7ez3X4FVKCyevbkAzz2WxGvTN6/fXRIXFHEIj0DyR55b",
+	"eXA+FsMxmcy0gZTEWINqsrTfu023r9ywNviqLE62rtG2K+vhd2TNHj8LBakeYqfPMJHTZ/GZ5o2vB3ke",
+	"/fXJ12uyeqJHv97cvnqPXVy1N7/nrkjaXZEHbIzkVr1HQ/J74oNnPB8+pC2hsUI1cPWBU13A4Ze2np+n",
+	"rY8fP9LfG/40RGdvcfO+NO33RPQPR/a/oM0l7Mm2Yuk7VZjnUK491PJ2JScB01tNTqnMP+9RXrsCDqcE",
+	"8g0h18MKkGCPhLsBgmNUCdLNzfSwsXbMO8PMPtLi0AuLW5AcPSxUnl9lfGrGq4J0LLI/xdoQZfXfCWcy",
+	"KS14ofgvM658BcGpCUztIt2FxsLrSbDT+s4hGedTjjnQ1cy+OL/ukXZZbSFN0lWuwBoT2EZWYlh9XDUa",
+	"RDzyU1QnN4Lch63ES0glFhiWvCbnL3Ur3pA4l7Q+HaiJvchTs3DH5Z3rSl41m8M27HrIJffWpTjGLT6C",
+	"MrvS9dPwSYKPljIvdSeckKuGG3XGxGoU/q0QE2Z3DzPXy7rkeubPU1fPh2x9PKnc7nxwfcKQtvvSxUrG",
+	"nQqcSphKqLxfrhf1oxL5fI1puSF7esORBv/Lej4d/CUrdQZ767840wiU5Q/ENgwzrxyvb+g354z//q+y",
+	"T3LOZCbkyNdR5p9EqKkcWU81Z8VwfMXlSEAyi1ZDwfIryc1cFbf2wNhkysRIwm+zAqyqwzGTklu9cGYm",
+	"V+Fr+2HCMzGbuA/RWPvR8CL8oqTBwoGl0RbjqizIeqENn8R23JzJ0QyBX+5BAR1VjZA4YWkPHgqziBpG",
+	"N1SUrPIc/R1cwj2i0UMV8hvoQcAMBtyig9NHg5XJUKHKB+TfeDYaKpun8npmonJBCaHulF1UAXyip+4y",
+	"u/IXtUlIwc2skFiR4R3QQqYJRUg/vDp7ef7xKTTEoaRtmdBrQDhXGoLiTtCy4wDGFIzVHF/qWjE2BZtF",
+	"npjqRv0NSRaaaSzB9VkIN2wi8kV3c4vGCBtXze4dHf5B0qYxJkKlgdLzcRcG+UoDmyFwuL8RAHyOtOnr",
+	"YsSkGJJ3cNXsab5hIiPv4KbZj+cTJuAPFMVoQrrdbmc7aIRZrATFlVq2wAjjGCnGNvoSAVCXWJM2ff9u",
+	"8IrPyc+quE3Iq5/plm8P124LEPyzA1dSP+Oea9EBjWE5fz84n1mU2hqKFe69BhjgyY0QPD8ffM+LCZOL",
+	"LUEoPX8bILgVMoMCQDBgq7lXdIf9W10qgPldebCldjaNaF+O3Rr7Sy6yFiBIRS5X7WvUb5y+2YQZz4x1",
+	"v42vJwRdzv2Vo3ENUkraEPcB8exswkMfDqlcbTZHd0tTO8YF+S6zrr6M61rr283duLpp0MAWs6lcvYJU",
+	"uh8jqVuYIFBOWLEgLMv0cu3yrdrT1hj6+u1nGM4sd9z+wGVXze4t0/7BrWZd4uubOUMYQnDILixi7fa4",
+	"EI34PHfbotVO96W7XvHAV+7fUoe0ja/dovHW0ia6sinlmO3eVBEIN68Snyf4fBOVgUe3JjA1+XOL98MA",
+	"4gY8BAAgzW7zYvsgadPvlRrlUBXrFZ/rnFvSYD9FlfBq9Hf3869I0w053VFpRqhMGOQd0h5BsbSS3pm5",
+	"6mz/Tienr8Q2yKVHz/P7ty/IGFJWLS2ORtP7ylyRYrEfIDj4QeDYgB/r4cDBDwIHKFP7QWGH3hOGzysU",
+	"VadCQQTxrq3PcBAkBqGWcmUFsCR8kso4/cd9YdGLCanpJj0rlV7RohGQdOAc6Uc93/azrNR4vSD0XxSa",
+	"kqCjjKbpv1zh1lwYXrAcGs5j6HeapimNf0lTmlTUM5ejU+u3ul59qoSoHJ30NuhD2zwuGno/rHg0lu23",
+	"ej5I4Vs8XQrMWzwcJOBtno0F1C2erwtV2w0JUtIWjzeJP1sM2wGgWCbZ4vFGWWKbcXXJYJsxS+x846BG",
+	"0oLy864xoWXXoIbQ6SVLe6wVWYKpojb7QHekQkm/ErfenCS9tllbTf5fZQh3phqrlXyMbeFOBQqmYVVg",
+	"+/sG54H/HXST0OQS8/x8+2Afxujtz1FIfrsXkhwKDlkRkbl4x0WviomBIm1giidtFxSDLzJlCHhnywiY",
+	"SqT8Nk6gVbn2Pz1Ua8HaKTxYa8FoXCq/bGtBWNjVlBdXaGBek4Qw5U6USGr5Mr0Q2VzKvFtUFoCHr7JZ",
+	"wZpVnpec+Xrl/iFk2FEM8s4Bx+ti/t9L8c9ZVFXBe/MytkhIPbg/c17PLRARd2WlOKcNg/IYLqsglEPY",
+	"tfNilCjg3ljNGKgfdVIhoUvnES71x9Uk+1nooLZrwn7UOs0OjymgKxMC9joXcO2omSjKrDzvG2Ma8iaZ",
+	"ld66rb386o79REHTG6uiYCDrbpGncdDpap89ArNH4dE3BdfBEVilbhGZB9V2wrG4slFEN5Ub3aYIzR++",
+	"c+4aSWTPII5h5TZsgXLR9fmc7Iqr27gnY2zaOmzkUkz435XkrxpbovsKc+Awj8rMUbTqH37Li1xIq9id",
+	"acEOf2RmPGEym9lv3l8+o83dJlJ5cnRkuTD1xctolzzHcJVBPRb68u+0S15LwiSZQQ0xxDE+R3h8sf1C",
+	"TRCtgMCCsmd5l7Pjehwz3IcSQ4z5GKraZyU5himFtNrmkNc6MLSqS9y5MfxlqKP6RQhptcxOoKhwpZgp",
+	"JcZpzoYcQ+5hV1zLkPC5U6G22EbYFAsi9Kkv5z0PVY+rr4H7esPn9oYjOBpKUIxVYffc1ZEssO5ak75c",
+	"FfJ3lEqzRvn7MoYSgar0mQ8LfISsBfuN1RJN+r2Do+PWCs1uTyn1i4h3dRnrHtLSTqLOrtJLFgkha4SY",
+	"tSLLKmqGd2yfoLP74d/2DKGREqzFYETcgSWCYzUrHjk50pKq95fPSJsimvYPjo4v+yeDXm/Q6/0dAsSR",
+	"sUa/Y+ljlkqow1P+RDt1eleOeWDU/20UNKHdNj7Sf4Au8H/e5fKWfOlQsjrV+OMElP2EDu9dU7HyXM15",
+	"djVW2rgSn01EJ/yMJp0JW1hOim2/0bg05QXJhbQC4VcUJL0pCF9MEyFTSb/qxo6zU8JIzhl0zKLz+bxL",
+	"y2qsLtv1FF+Frd6C4Ahpz3DzUikVSB9d8mqW54Pa4+WDdVoWwZHKCljbJEle52p4e4Vm8cYy2c/8T7E2",
+	"pLwORBzQA6hZdtx/8uSgT1g+HbODI4hdAW+8T0ODrU1ltLdv39MOLhgpEYQ8WHJmwVrqFNZ6+z6Vz15t",
+	"vy6oRttsC/LrQZteuM6Jy3lLopjUTn2tLrACDZoYMw0kHXPXqgiUuFCNjLARE1KbsqfGyjz6VG69I4fQ",
+	"3PTwq1QeQoN3Pv/XYVawG3P41Tbb5Bqd75T8uq7ps7Qz5ELzDDEWPVoFuXhDWJYVXK9IRfSdPdeRlL/z",
+	"Qr2WHP0nUFHt6loZvccw0dQ/6Azhc70gnl08f4vyvCbtizd3J7iKuycdLLGMekT1qLfqAeRhgJjFBjCg",
+	"DlEZ0RiacCEpAISuvvWU0HTW6x09oYTlYBcvFCbKOhMjljfcBrYbdqcKR3TvkSjlizI31V3goWWkq/oM",
+	"wRnm1N0K/yXUdcAmk3e8cFGiq6rtTsuC1WsThtxjwJBcovNVtjrTuY2atC8Y3FmZ8kza6HwN3gkM0YJg",
+	"+pmUPHciG3aEvOVTt9yMidzVN7YH7X8MEfieE0TpzrXQ+ZAR3V7Kg06gqDSanRbEZczUBeFvetv0bmtu",
+	"pgvqJ8tzbmV2+4iPdnNbNCAUinlT30dBFETNpWsRiLXDco6lqeaQJ+J6L6Plr02BskGICnbqhcKlroNv",
+	"td53C14UOj1HrZ9dM+iPyV6NGErbEPIKK0XLjBXO9CAzLL9ZQwyMbh66slWprJuUnE+laggiM5lzjUVH",
+	"59BEy8roYNBhrqA7CvpCo7juzUSJ8/xH1qLS+ASGT0qUrLONCkStNbuzynRqWVNp4yJGqVsozsJuuSb8",
+	"5oYPrU7nIY+Bq1qyYotXEoITl41aaE8PNiCcttnIZSxskaXreVSu25tgtWFQstBX8Y5EkDAPkh58VdZg",
+	"ivUMciNZRePeLky2KX00tEXw5C4itEnoEl3hjEvcpsoCI4JfaRVSPfuKkFBZTOh4Xhciq+JX0iCVL5Hg",
+	"NSrAl9aRvKbxh9ONvmCOZtiTbY3tbsA7owr+ZSoVkTb16EpLptzQY65JBVy31jMc8EN4vlktWjfFt/bx",
+	"oCk16B8bB4NKsk66PlslUFvd8/3bF5X2IBgH4kXxxkJLG0z6QSLfrvdkELKhybrLzu3VT7nvz01Xq3hJ",
+	"rNVumfgj8M8LlYkh4QcWCFLwqSpMt0nuvwdw/WXgygYqwLuHBZvnIM/5ftfA8TnLgFO7EDjd3ahZvJbc",
+	"qg4nh1Z/8MdmD7FUMio6RK3ZV28PLcK+8p9VTQJRp9QasMmMHOUclfGgRazUH7aAa7Xo/wo6fCCLdRzM",
+	"ouzRKdGWZoBLBqp1j5Q8EtDRftwl55OpWcTtJXH6LjmzarfTFkp3sZ8Yuqn0QbfAya9nxtemReGEzKQR",
+	"eQWSpQSH/lFTRYNI29iyL6vXOyp3o1ELWV9GJi7OVBNgN9kAgx90h1ZYjqRje6MvRtNdU/L/xhT9tzFu",
+	"7EVEthgU2wjWQfZdzjZQhDMQ/Mv2T6vpQMcTgoJP1J3jHn6gV4AEaNmIX+2To6OO/T7n0RWHRCjsZa2T",
+	"fe773taFf8+9XrrBHjvKnOxe0v/Y6PbQfDgrhFm8s5M7nyFnBS/OZk2lJ84kNM+45QsyYRmHQHQmWb4w",
+	"YqjJTFvFCbQG1NrLn+wI90sX0qTt61oD97JSExobM219/gzdE26Uq0tpGNbfwaIyrbMwqyUhhgnJwUkD",
+	"HTxhBj04PBwJM55dd4dqchjAOHDKd/nNctMkd6AHqIt6WSUM6JLLMffNvPo0dIjX5EZZ8oM4Op6WQN71",
+	"7Z4lRKtU8k9Ql3dEhrmAaFKoqTdXxa2Qo1MXhlAZPQcrkNLODGB3H9hbIYaWubexZIM95iSVdMqLK6xO",
+	"YWUWUKQFtM4RoL1hVyNXl9zelW4qU3ke9yeLlkT4JytX4oszNZxBoQbJeaYJtfihCvELeLsG5Fs4R2Jl",
+	"iePh2ZuLqx/Pf4YPkEBoH7bIPnRRkJoMx3x4yzPU+AeEkWuWRTKLN5EzQJwAca+fgKB2cmRvsWsHQ65V",
+	"JlxddAqF0fE1h58O5vP5gdW7D2ZFzuVQZTyjp6Rw+hMO+T/vXr/qEtwDbZiZaaJuUhm1ZvMdlsMGeXhC",
+	"mAmEoVDoFkeh7dspodBbTVPSRi54gLtBJlxr6JUHhGvqgt6UJBhAlC+6Uae4dty7JhRv6jhzC8MCT9Bm",
+	"Lj5YYXQq8fXVivRW0E2g3wv8mrYGJG11u9209ZmSNi1b3tGORXNmIrl9rsL8UvkUSCXJkEnI6MdEVJ/d",
+	"57EllUG4hlCa8iRPXC9rMuFmrDI/OjwOVQLKxx/7QEpCgcvTVFqJHMVbiAUES51AcQ/bZ7+EmV8p4+QC",
+	"Gk6+g7d4zFluxtEVxvdB1JUoiJ6wPCf0B3gKzzUhj3vHQWZJwMSZK5aRawZF4yFrBnGp7PJXIo4VR8Gk",
+	"5bYHtxBLu7gD83OTtg+BP+mdQOkGuUhdJh3sVIyU5cxDledYAOmR7iSueKMm9BkbjvnBMyVNofIBkeoA",
+	"2C6FBgND+6O3KzMg449CAwlsE03/CwZzaQ4uF1N+8BrIpbYzaSlubuCWIwPQHDk12n09BdUuCNaekh6X",
+	"obFmzCeJz3wFyzDELLep/Zt2Bqn0tl8oWhEVkogsxCzXylnsKipmAgrmklk+Ic7InEoYOWESPIPgE+Yu",
+	"QNdbseEJXz0YIiiQJg19Oqsd5bbMwqxBSfF8wwIDu+K0EG8wr1wEiLvIFyQXtxyiArGMNxHZaWwFRst5",
+	"dKVAQI6mOkbRJhdD7sxDnmN+/+bFwXG3d2AJzBKnnM/n3ZGcdVUxOnRj9SEbTXM7pDs2kxzFE5NXue/Z",
+	"m4tW0nLJIlaT7va6PZdUJNlUtAYtO8ExWCzNGIQLQNdMDTVWfHRCTfcfGGP0OcEHfE6V/4wXNfrirg+T",
+	"VL9xr+0u2ATk7hFvyAd4xwuUJIUmr6dcWobqr2OXvALmJpU94m5Z9UXJi6w1aH3PjRuCdXeRi9h3HPV6",
+	"XlbxtTMjRuQBCnb4X4N08yC7CoIcbOQm2dGB/9wtGCWtZS/I0sbY958cfbNq+rAXh5dKvWTSd2oD8eox",
+	"7s36cRfS8EKyHDuuxpJpa/DhY9LSPseqdenFoBjspGXYCPq6goH14+ekZdnDis4bSJm/P78kI3FnWaIX",
+	"NyDqVGWLTYjwA2fZekxoiD0BdhXqggV5qk1jwjogdcShCQlPoMZCOwn0cwFI4ca7ue2Lq4+u2ng34NA9",
+	"7R4GbHDHXFuAAippNTE8WCtFGcvlwE1D39oPB+C3oiG3hbxyMFYhjJ7dBB48ik8CbI+bNvfMEkz+acqH",
+	"VsK9YSKfFc7OlXHDRI5yXq5GI555tvlfBw5FDy4yugrS+KHNoMKTF5mFdEf0hQp6+NYlRI7oW2gV3kjY",
+	"GpvlD2JuiKzxli8eOVVNzSXYIyFvGBkfUTe+d0kqXT8WpkFmhCmszPjh19TZj7BcqFdc09bnj/bzhBtm",
+	"n/s1bWFyBDyFHjj8Gzq1pa3Pn63YQBmiDYgZ+BSFE3N9YLTLZYJ2UlZgAec4WAVHrnDKnC06p4TCtBQE",
+	"6z4xivSTXq9XdpDv93odL+mDxQD6+iDzrAnFqMcoyUMXSxTfraQ8AA/7jSpSWVNbEquhuCZCE6G1lUtV",
+	"Ac/c8oX99dj9SkGCGViJhgKJsVx9qA+n/hAPYLe7E+eArJKfcNQvhDbvXHv3MnRkpWWyfKRsJO9uV7L9",
+	"iG/hiHYa8gI6833+uBPXdDJBzDW9l40h8bCYkDjE8p9cE8B+r1c21/9Q9l1vVePkSpuLd42/UDJTEvu6",
+	"bsdTl9rnN3HV1y5dF0oywtECS92GNcIBX0hQ4nFQf8tB7yVzWjp3I4+3HPmdKq5FlnG5NeMH5XFf7g+D",
+	"G0SAiGpiZ3yNFgFPwKzyiUHRpZIbaF8nIqa1n0FAmCptmqyTXnR3jLp8XeKYB0jis9xVg4jKmPcPPaWl",
+	"qIKGDv6WX4cIOUvooLL5NSc3BeencUQFc/lJEgpzetJVDRy5/HvHqluOdB31epElArSeJa3/FGhWjcgh",
+	"dANQTVhu93GRymvOJdgXJFgFvBJqVRNUmsHcIDTaHoCY3ahispZMPQPD3zsMOHASxLcqW2xx+fe4gvg2",
+	"QKCN1qD7vqLiVTHFjH++L4nDlKKr2BNiBYid6dde1GuVPgD3YcIy/keiWv3He0D525M6xC3CcNN3J2x1",
+	"gfEQMerAYtRq6RGi+jCbLRSoueULTTI+zMFaA5WbXCtbStqgDKicd4J8uIS5Xlb0EyLVwcO1suJn2l0v",
+	"2jyDGd8A4HsLOHZfLrK3/pbeXwhpuqG/lvVbB26Fe4kQ5YpXCRLQlS28OsTSYZvYEFQZju2PdGF7J1sO",
+	"e6XMd2omfy839oy4CNDqBRJc7yeXzBru53M8T02oRzRav5FoDPVOi86pwwFspYRZCKjp6dlwyLXuklUq",
+	"xxpOHvDzvhcSdtXdxi8oEJQAu3P/YnJB05u+gHiAMZlhtl2BdMMbCMvz/xiK8QcVDNwBEbbEqB9YSDj8",
+	"1c/8ueyps0yS3rqgjJgi+UDvIDUo6dSkkk45joXuTNfY0yoVnYRUSdgpYeUapTLlrDEZI0Ypl59XKj1r",
+	"SBg2FlpHyFYyXKsIOntwGVLvuH3SAvF8yszYt4IalEJBnQ7EFzfuptNrqjj2OyWt7yAU+eaLKlo4/+cV",
+	"ZHOLK+zbSP1J036XNA1pyJchaeD2XavwoGM4pk7Vvt0JmOxC1RBngCp4pP1s0GC+BxgeTHdJ/pvadd1R",
+	"WdobFUn3JcbIYcFHQhuIEwPXsPsZLb528JUjmq6FiMhagyNM1r8CijxolXNYcHczJO8uZ9lz38YUDAv/",
+	"U0f7N+poeOcfTC+7jMr8lzJOWeacBuykpE0BeTE0EqL0XGxNidP2t1TSgLg0wTjLagU0yA2v63urrdOp",
+	"rJunD38V2WckkPS03pnA2Zy17+KLXRt8AgrFK0lT6U3DFs615t/vsUvrH0FdtKB+aUWx+o6HVxFrJPSd",
+	"GMnZtLXShBwT1PLhmKj6FkWWqvYrVNVSyv2I4yrTln3vnxro71Ra+w76w/gQb8KQ8j2UqHb4KyCdyNZq",
+	"nYHgUvc03V+9POmdOH88zOhlPBerZzYqkc2EbWVXbZFVNcd+s9Lo1rWtznj0p8r4p8r4H2UGs8fzkMQH",
+	"AVynKLqg4BqloZguMAj5t06egx5MHCr3E6htAUiuywGh5AXt7K5wkjPpw5d9zJbQqcytchNiqpmBp32O",
+	"VBwbhsslmQpR+RtDjL7HHfpTjd2kxjpM+vCrT/5rsVwM+f+vKnFhXRVfoyRpIVbYhx0e/XtUVAvsVjoq",
+	"rOpPJfXfqaTiHX1QLdXHdxYNtAkIG6AshSLGpTkMivYwyNiMHp9DV2BM0SDtkKBh1UOXktFJCNAoL2wl",
+	"Ubq3iSgqIBn8hMkVr1QqIfsf6kNJEwUgyVvXII/osZpLDG1FQgpasS8jhJ7O4Ipwb8JybVanHXHsIU32",
+	"ibiEW/NHUWbt1F9cm62+5OHV2b0oqcOF1p5kcaV2an/8Uz39naunePhWQoT00AcTEQ9/BVzcyilqKhT3",
+	"TgmXudYkF64gvmtV2QpxPYXMeVdfJHQS5QKSBe/vK11B81Zcj0faF3CJKj9G7tKGa9ygBPu6Vtu5Tf/U",
+	"gf/Ugf8j3aYPRuEwJfcgFD5bKUa63F0Qx6rqcBnw3gFvQUag0fNqF4alRKmkv6Zw6TEzaFbkmI1e825g",
+	"7HmooXQD7QzlLU7tClBqboyQIxQqUwnlFK2kSJQcYkcxLz+iKNoGAdBwNrFiX2dgqeTYN2Qus2p7eybn",
+	"vIOdeiHk7R9EXiwB/tJCY9ObHl5ydKzkJ1VkbyzaLCU+l0U9In6EV+Ew+uZ/Wwr19PL1j+ev9omrL9Fg",
+	"hVRpEflPofKP4vOICeD1wnUPuj8B/tUR0rXS5XNXhiCuogdVNPLc9wVypRGYJvT5+Yvzy3PS6PylpA31",
+	"DaDkSGejCBhyd+4vTfxpDNrRzr1nHkiy2pyNM0YZHKGORYiwXAplR29ZLYPMvosM1SzPgK9ec3JjdxA4",
+	"ODjWyloWLhXOYqsr1hsn8lWrY6xBx++5WYOL90vi8KGcv4t0q+6ft2V30+l+FtNNaq0zyjoMbjNyIz7x",
+	"zGVoUoyisX/Akmi32028oImXt9Nd1bijWfd1nOBeQcMfV1iCY0+Qaz4X183BNZ4SbKkbFTd3i49rY2OZ",
+	"pVSagg1vodqjzHQ5yDJHYYJDDKujs4KHktwYriRMJyFakbIgpE5lKGhruRNqDsK4Euj+OCxRaZdZtZ1B",
+	"1F6lKryfV1SJtTI7Fr38d2Wq4tu+qCUgvOI/KFP1T1n695raipWsHiS11ZKTQzYaFXzkesyt8d6bQgyd",
+	"1QCrTFv5GGr9Q40zKDnmpCDXi5I/hbY6agYdh4XKXCEwoHj+JzdZqJUWnFWuZFfb9TyHAqShSmRBaNQ5",
+	"DFLsU0lrbdeps3j4zrNYD0VpXq85cISFtEK3DaxFCCcnlBxgB9GorQxMVDCpc4ZNmyHKkxlnZbYrKGbS",
+	"Eu8wGfbU76ZyCW5Cq13PsG5LYfGUZ8Qo4kqN1uoQwgPYwcSS54ZKhXNVuAdW1ivEWsK9HhZdUQU5Ofpm",
+	"yad310crTSoppakczoqcPFqv/jcj2P92TPlp3HYLCmcjDjw97mX42WHbU98wK4k2DZ9YgWGPSJqmkpCD",
+	"H8ij5uqaP57//MitZDULOwt34p5Wp51CKN7AEnYa8hwY0w4DXuLO7jTmO+zNs9MYbGG5G2w/CTO+mExV",
+	"YR4kx7zgepZjUFKlKyUSFiixXzbnvLpj+Yy3BiePe0mr/LvWMdEP7R81je1/XY496vU/7xFQEhAPC5Os",
+	"CivxpNKR5e2ZtWMvuzFrGLTErH8TVmiHHm/7XjHh2euZqZfBUcZlLAVGFnNRELHP3lyQu34jI21iodcF",
+	"Z7eZmsttWSiU5wRMAVZUJn+69IYBZDYkjjUMtJoVQ04TqONpv8BS7Ato8ATPWwWq/AQZqAOsv3XLF76G",
+	"cLfbSdCpqrQpmxG6qDkLUyoLNSe3fMEzz71CNlnccW9a8BvxibSph9ND6OqNVfLQHukUrBe3fNHphgJj",
+	"7bK6WFmip9/ruXQOLMDchgiUfseXKSvUbDR2VTznupvKv9k9dP5ayzbBM8Hx75zfGAIFkGOumHPmfMsT",
+	"+BFqt+J2JkQq8v7yZSoNG8EH7HFtX14TJVYJEGXoYCYmXFpRZNnz4Rnqav7zbUCoh+A/q3Nx7REA8hL7",
+	"Mnvk7RNXCQmP2gl0scbri7nVNPIYU71KDpvy22Xy/hH4aS3yQc2xgj9Q/4TgHVkqwHdqxX/YEKKd5IlV",
+	"9Kw4PuJGNx5YLXC+11txTBgRuVukfL3DmRiOw023VzXBWLJ+tI7OikD+OtJgNuKXCNv/UvLGh1rP8JNe",
+	"0nIXY9D6XqlRXumMPOgf9SzYlTGPH0djnouCDw05JK+wyVg59OvePhVyLJqtFzAsG2Alh4oZwZ/Cxg7C",
+	"xpkXMa4X2Hi0KTd7H5Gj4Cw3YsIPY/F0c03T6FVJRDuMUjmZF8IYDr3/qlrkLbTBBNkXC+HoVF4zzaF1",
+	"luXWt3yBkaROLlU3JIMeDcNIzHDlycfC+HpLOdOGPCYTIWcmWEKpH4A5Sd+fl4UBceW/Otvolcg+h22g",
+	"WELLUsGCe43ZatshtELUW02ije0haplio4NqydIo/HddPVOsqA4/Ouuwc+qQCVuk0oozWJsxGBJc4WXs",
+	"9FJ1DHUSq7+TKXONkoH+6pX6/Grx463b1b+VzdvvKYXck7ge9WMat1PL+2YT53BWFFyW2PknUduBqD2r",
+	"bd69iZkJnfZ3UqDGalZYHQSNRxlbWCoAnU4LMlHSjGMlD5qTF0iFMc8nle2e6xYjlRnbizlm0ymXPOsk",
+	"ROVZSCnqEmrxqbhjORASmoHxrq0K++eCdiBqH15JT1NZ9gx2PW5v/IMJwuW+eTJRzgLYP5oommBrXPC+",
+	"zIXmXf8eoVNJf/75558PXr48eP6cgik0+oL88MOg1xv0emjAhHdupa6k0hFlqJ06oJHSsjvRuCwP8U+j",
+	"2X5GswuHZK3fiRQLbq9B66h39OSg3z/o9Suy5/ETkPxrzxxVnvmi4im0mL6eDW+5+ZN+7yOUWlppiVVM",
+	"Mq8X7o/7EvVYTltfMhUbXKsboM12sJUdhwmxEPOMqDtXkaPaQhy7dWOTbqMINYqmEjr/aHHHSRseErJW",
+	"9jm0Je90CU1baYticL8VJJ2+M+FMWmbghStVpDIDDaxLLgUP3Se0KgyIamhBuV648UwPMUGhiVxCtXm7",
+	"P9vkApTCqsggZ1VkZWqCMn5TsI181A2noln/tTE+ojyctdaY1aJWv6kVXmPkhz/QLlr17gSfB9OmKmIf",
+	"GMUGV75heTtmeh0r8sIGJ6l0dx/ZDbapALbpW8ffoVmwDR0nEyvc86LgBbQB1kloP5uQbrfb6ZZKB/XI",
+	"OJPinzNeSjhTDlgHsKIcAT8d5PyO5y5+0a0hSSXNGSDAlTeP8k/ChA8eGrCbclYMx1foHURD6lCw/Epy",
+	"YxUvmGzIJlMmRtDO30FOAXJCh8JY6cPfIDnEJrUAiDO5lC3hx8Kcuh7udgdL5EKvBl4zhYN1/YDQbwod",
+	"QUPwCQhh/khTiX3+w17PmSYcOk9CEBsGlUBogVXL0F5sEXnu4mTgdWRotxIAZ5pMWHGLHlfYYWEGsBw6",
+	"M5OrYHHmuebljC7b0m4yJWDGhc92mIfskcZ20N7KSefzeZcmQf/F7ErMBrd3HakAzq+JnvI810QY0qZi",
+	"5LBXSG3YqGCT7tCSI+iid+G/o51TT2puSlri9tke4phJyVGytHC6z5agoLGIlI2NTqzi6mRL91wqR4Wa",
+	"TUmbvi5GTIoheQdIZdHlDRMZeQcoZT+eQ4JUQujZBTnTWmjDpIG4K7Qw0fJCVLYYPk14JmYT/8nwYuIW",
+	"bz86+aLsOWJZhA+nBfRLJVgLXEZqmxn0Qhw9fmwXUrChPedTYAFjlUN+F5O1LCiLSd/4GCS7kSM7vRXI",
+	"2wXP7BRZx+oAHkFdw2RoD3jqAPWXCci+w0rALjib8rJZARr6rIlPDu3juKuQGTubjgqWuRYq1+CfMM65",
+	"IO0+lq4di05og3DUybGRetW+aAi8Fz0z/s2pVNJRoLEw+FpsUJcRe78xxGsJTLxcaIll9kSscMozryCk",
+	"EgokUP/9FbBVS46AiUCNBVAVVNlWEp/VyORKO66vHtdgyoV/1nGbddKhZZq+W+uSvRmCTuz0TyNXGobJ",
+	"5gsfmRsHt1XTU6BrZLTxnQRDPixzX3FKSOzcSRoFp3tK/NLsEIk7s8ER0mzXfvx4Q5P55T34Dmh8xhZJ",
+	"rBrSqpEdpPSek+SbILPnvp1AkGF0xEa4XrAmsBIX62yZkRPimiE9XgWpUQ8L5zOm+YGQ2uq/xgqQenbt",
+	"fCzqBg/6lND/5WjeFVK6XBhesLy7Akbk7mtPeSNcVoTC7qdOWKAkV+rWiraniN4UgKPrgbi6rmJbaKb+",
+	"/7H3JcxtG9m6f6ULVVMmPRAFklIsU+Wap9jO8iaJ/Wx58uYaKqFFtESMwG4WGhTN+Pq/3+pzTjcaJLjJ",
+	"ku3kKqlyiVgavZ7lOxs5LIS2yjH9PmvsWmP7qihXtw6UyGvd/l73lQ2a71tVlFtpyKJ4bYjRNo9u+Rwq",
+	"9Vu1SEd8+zfwyRM53/7h31S5/cPPFZR51ru/AZ/5LGAB3rDMBbxwa1WJrGRGXhkX2ZUnnaKchKzsR1FA",
+	"BT2QVTmbC16EjHiU21QDACU46FS43Qb9g27lmhPADNCd73reDSlmujMfqvFFJnmpCnC7NSN3IZ0gylD0",
+	"22B/P1dDnhthcnAUHUV1/ffJP4Ah2bGh25oZxbOKCuPFUuGlbm+vT5dwrv52+D25Jvzt8MWzFy//1j+h",
+	"GSC3OX4lnhkCmfNvsVdSfChtmp1JIW5crkOblodQeNCMgMvV5A/HBfrIr/BaF0dbvWPLdQeDwygM7GYY",
+	"RJ3IkFcFSWxLVfI8GPQATgKlcHkTwmXcgACArNtPXX/X7E+KbIgF790DT4+8+5+7hSAUd/NCAbf83I3x",
+	"Gd+6xXJvs6LLS/hpF5lxm+xMJMbZAmBZQRr19vFDy67sW/ik18N/etsUeAXYEvAjimfeEoaEV+6oruyW",
+	"CCR+shmBfGsxITpwRO09aBExsg2w4j7Vot7/iH+shRp/UjMsv+pAncIoVhbH0KWYWGEfW9sOeIxlUqok",
+	"tK8StwK9bMzLIXqrWV2JnVhNDD6t8atdVFSN6ksa8whs7PC+e4jyLmPJd7h0/Xd8M6QKstAoOAXB3ZBx",
+	"lnNzw2iKFrTkYxFL7ESt/eu/2y8MvGJI/qgeYb9CB/loC4dJ01uwkIF3Xdph/8JpoAR5/1GZHFiIRxWP",
+	"NPULu+FKcRtZIpNTKN8teJFnojDqrujEco9VfgHYv2UHgxaBdMvAsVm2dsMKxZK5TYAl0cXkmCXCjCST",
+	"V+eVK4ILG8C1CFkCUVznDY/yPDftum7RZwsM25Cp3Qzg96Cx5WMYYVqoibq8pAHCl1BDslKQ8t7KcN0e",
+	"adZC3wPsWTt07WCIgekLenlotIUOhSyJ7i19BvuxGEZR9cfvSEN7bqO2ulG9U6YXi+2em5tJYz+WGuiw",
+	"1+5LGlFiJYVpNRXDbGyOReSyY8zZDMJp0+wmSyGGLurE8gekFc0wjo+P2EryLQzUI4miHVZPX1pd24Ge",
+	"aqbZtRCT5aNjjswA6+52iFwhukKoUlb6sXlY61cidTlGekNaclYSuE3G6ibrwo+ixGHubIIFevs7ktaV",
+	"bqPYf2uOcGTy0gFpVTx9sy2i12iLcMT7bk0RG0b8xhzIH4wEsu3Dp+pudcRvXOPbXcn9bOMzytkfgyWy",
+	"Ggx6UeQ2jMuwvoIIQyiGUQZKMdEkt9dID+T7DIMmgkS3iIaCS5FPT+GC4ZJVYQ0r/vt2714UoTaw+NnD",
+	"lV899D7afbL02aND9103fM8Wj4Z2K2n7hMYzzveiYHvhGQkJ0IU3tKirvKkcXSA4+UFuvie5+WRpqi0U",
+	"AuKFJz8Tt9soQa8v8IO+kbY2h58xxWW7qPVjKyt9GEsN3iqGM3vunubTaDiHMBK5UFNjsJ0U2CCH44Er",
+	"WYskbFTxnBRrpAgrCnN32Sacn/DSrCL4XNXeR7kXCz9LKvBB75j+osxjBQ3fftwknaLghU3S0KBLRpqv",
+	"xG1lv7pKTvNms0E843m+NE/gU+pkU9NlEk9DGC1JV6wV+bnHMNJGijb2A1Tz88J0bWpjWvmNKPiVcFcH",
+	"fpEA8jpDPGA4x6ghPR1Tp1Ash/dgi9FMOzOXpGV1r6OBmpfYhp1Xes03kZmWIWkaqHzcDQ81/5liZFJs",
+	"jXh+Y7bDjM9xC/8hCtU+ZknUiaIE5wIqyKRZemxaldM8XxwixB65bnbYGzsmSVYoupUJbT06aKuKdMC0",
+	"gIlI8kyX9GbSiSVUw9okxGIHC8FT8PLG3MPQL3IVAB9he0aUOo4lnFbba6+lFomfa42d6C5ppp3LWCY/",
+	"nDw/fXv+5uXpy99Of371WwJbPGQZeam1a+FZuHwkINfsj0w7CgIp2KGTnp+59fagnckrCdqalFY44Jg5",
+	"fO4Oj74LYfkrCZtf1cbxIL82y6/vPwYL5M/Cokvy4EGnR9WDNIqAiyLedSZTr3xQjdTaVv1IIjPqbT/e",
+	"7XSrjx+sFmupD5YPbe5G/9aAN8oj/6iw526DQaK7149uj3Pf9hNfCt7eVj6vE7GtC+XVUW5HAx9E9nsS",
+	"2T0+U8O6XRm9FQI8Vr3cJL77iYPWuNhei/kKf6PMRk/Xg6OaIF4ngJl9bTEqJ9SjSGU3F8Bei95JrtA+",
+	"eNYJeSNyNREhI23A+t1hlit4xtzRrJUAn/c1BFbFWIQMBnExtwHmLRCu2s6Xkzx5oHoBRUb1o8hIf0Yg",
+	"dxrNtRATCpuoHLSMiAdhWoWIJYhisNYU6F13OSJ6Qb+e/fPlv40A8rqa543IY4NnlnlpwJaFM4jU1/U4",
+	"91aTEIXx9JyBTqMuwXUO5DTWjdiv3kKP+ZxdmOlHvNO25jzAVglT1QC/ZTlqF2cf2jBfyN3nwafmQd78",
+	"bHnT90vQw0Ll+XkqJra8JGaOO1eS5A6S18g/YZJz6fsuHBzu3gZl/by93Fexo/sV/j7nO9+aBLitewNw",
+	"/zWc2XDuB/nvvuS/BcdhK4pVgscKAXA7DwgbAL9S/NsGM90Uml951F/MKU8QY0OV52JYGp4pVSoaoU1z",
+	"Q7MWAJFaSfKaHmE0BtndZ4oeg4h3gkxZOcuGAhKdmJuPLNSTaZYWajIRqRFftBgqyJcKmI9pFfp9mU/1",
+	"CJ0GnHiTDFg/cqn0Qiq67IBViigm5g+t9KNq+H4wcIgWdXrqQpgJKL2QcnzpmJz0sffYmUIMhSxpFeDt",
+	"3mG9E40frxc3rMRs8BFheMonvBw5AbGqd4MSQAhTo2ayHgjFWlVUCoKZmP3QNGr3ZlZqkV+2Q5eC1nqC",
+	"uJRJFJEED6TiJhuKTix/s/HUVKmiQgdrIzPv2NBr8Hwxz16LSclyJa9EgWkPSn6Ro/Qcy+Tdb7+8+vHH",
+	"ly+SAZOKXfDh9XRi+l0IYJQQO4LZndod9hwVANhq6DJB2RMsMYzlwi7Wj3D3mF2LC5j88Mu7tz+d//zb",
+	"6cs3/zr5pVkO/lGUNmfCZwvBd2ZE9ZLevY/CKOyG5t8e/Lv4f9/91fWu9sJueAD9GcKn338MaLkx4EBc",
+	"qg9BGNBeCAbBi5cDcgUNDEMyuyEYGIJ0XapJgK6XwSDY52Dpx724yu82DOh4n/MrZaGt6vPPR4WC2a6+",
+	"/u7t4J2E8nVmTkEfcX0Yq4ssF14X6j1Y/NqTQ7MOPqK1NVe2G2GT0dRS7q9iNP3z8dHfRwooifQ4p1Sz",
+	"WzBMAi3XwCXW+OSAEQJALJuojH01TGTRzgnoAaSQi+VEFPiCoXmV5QppjP3NIHw5FZTvBfEhBEKmY43R",
+	"HqWrhY1Z9ey7x5Cv7gNlzS24rXoLxEKkQIrbDmu5IKsuWVgpD3s5EhISvEKLA2eQXGVOq6x0Sya5hI8R",
+	"s0GkUU/HELa7o8GNSPgavASIuDdRmW6GQUK2JZxBprYHm9CDjn7XNqEx6tdBtxd1DiPDuui4BIPg5bs3",
+	"gWcJ6jlrzOtpMRxxjctUNfG08/So3sK7ty+8FpoauLVyTsf8fjXzW3/kW1PLiYJsb5HxWEJWD0OgOXlQ",
+	"zu9JqLAeGQuGmYq/6xBcd9wx29U+4z61RtqgZ5x9ZpP/FNuU5CSWVZYTyyRZyvXoQvEihXp+mmXlkkPV",
+	"QtKLSut3iSXWuTBVar5RIMmf5VLluZpZ/g0OMxyyzgI6ID6U5EKErijJwPqk6JIXpfX1IQel47o67/4+",
+	"9hyncOVGmXWRggfOzcHG5BwDvw227z4cojCC0gm96yfqH1DhWd+dirqKcfGyghNIrcW+1NyovLFW6f7J",
+	"20twiUlNMPmFU7TR17xUFbwxgrS8I5ULC4BsX1aAXAM8dz07CkBmsBH0BLMvwnuQA2NQ80evGwybcogg",
+	"JgA7lDx/Ygmjm4wmVUqLmgkLz8AY5N+sqHZDlucWAZJu0dqUvDGWlHcy0yxaqpFJEmMLQA63SCGmYFvc",
+	"H+0O+x6Hx2PZNLqw5mPnphmzVZJJkSanQnZIZqbFjWUtGwr7CUVfKOiwIACvwBreElX588qo/4sDqTe/",
+	"9NxVFtj+6a0XiR7fbpl+5eVw9ILPX13+LsT1XQSBU92OhSDw39QN1vm2tytzRT/yqU7IxurG6K98eG0I",
+	"DfAJV7vWnLCZENeQPKqqz7BYJKTth/ZWj/nYWT1/84HvKPU09JG1PtSLqFORYNDrPH1C8JEjwMHgu6c1",
+	"X60oop/mR/fok5VLKer56V7vaYBiKDnwR3u9IyP2NHey2zmoKxBeLw+i5l4efbfcyyf9hdzUXi8PIhBo",
+	"V0fy+27XOYcKNko6X7Kl8P7Qj+QnHoQMj/JkQqSXVOQWQWr/yoD/hSnpH3UOvSk5impz8gQWYCFevGGO",
+	"3Hx4c/T0sBbsceAvZe+7KPJDMVaHtGNBMawo8rHm5W9tQevH9+WWfHuTJA5iE/bp5SV14t2DknNPSs5P",
+	"gqd5JmuzfkfWxy0S976yGCgoEJits7buIWWJw1vaw0DJgoayXeRy8saSTGFN3mSYDxhz7VXlE2oVRqI2",
+	"muNsSt9nIzUtSAzHfL02NmI5ayTZ3ygxr33jESksYDmjLHKZZO9On7NW4oKv+qfdA8zT+19J+5hxqxmp",
+	"AicCvjudmD73u+Qy77J+sUrry+cddgKSJtltUz7Ps6tRuaf5jaGyhAGPuGa9PlMF6x3AEmRC4ygLMRGc",
+	"moUkyjRgPi2nY4kwO61ayFKoccZLL5OgGpJCLCArJU1BJRibdq0UvMnaDG6Bpa7pZRhtTTfJ8gixEE5b",
+	"20LdcSHbi+FAnm6ZlQtbIeVzW4UfN0x7UGVhtqpuyLxFTVavJBiKFeuH332HQszCxzBh9OIH4Gr1ieTY",
+	"Czk2AwUdkNgjbA8MakHTQEawQSZ1lgr/kKEXILxXWyu3UBR/A2H7fK4fQVjLuk3ajcIoiqgrO6igFWBB",
+	"wEcruXI6jdHATqz5F74YS7AbQ6Y/mjnsll5K4OaSdK/Qmz4jRfVXc1XEgpx/EEZlsx37qdJSPl/hkGjn",
+	"Y4UfIb5ovQjNKQ5CuogZcM62yE/2PZFtQ93NEV7lHOnA1ca+AJEOxvwDRXTjz88L8H5I6vWgi95CFz2d",
+	"KaShy7ooKJhwjzQWgsJ8XdNcPzdC1bn5i8pZmq6fp3x+ri7PjYL67JLnWrQbU0zVVZinnX64oKPWdYBe",
+	"57vQS8J+CFypF9R0gW4/ahD6n/hC/0G3kvkPnnwKF/O6LzX5pKHJo67f5KGnRnzXXapwFK0f1+HyqPoL",
+	"XYi6DTp2VHPbOPJGFTWMaqHJhjHV2vNGFN3enFZJzXVjV6+3ZOzq9f1yp7tusM+wxn2tPt6DMQ+ZSVMm",
+	"OMPrGs/+tgfzSxySP+uW/VLb7utsnY0QGOarxPzdRjYisX5dsspF0LFXX3xIgujvrt4CgNVADp9EdSLv",
+	"7QaobrtUqa5zuPDRxS3d3eKjT+o02P9o7643YVNywt5e7wgv1XWthSyWteT7fzt88QyX666377338Itu",
+	"fFATljY9VRiw6AkawjLJXk6NyLz/vSjyTLLWu9Pnf+9uI/b0G6nraa9PAEp9Uz7ZhND2qx3YX9r0mO9n",
+	"kcqewoeWv9XdQG89Oap7D/S2v5IO1uAsV1Yd1vNZ7z5I8h10ped271fvC9C52x+enn96ektH52AXEL2C",
+	"KbbxISLcdKFi2bcJplcj+1Mj6v9yHjKeo0MtkKPC1ycCK7LVK9OtR9rp3fUx3a7wj33aq9OiRzXFdRw6",
+	"BxWG9T6zsdhUzChz3jeYMxTLlmRKQkqZCcdaoIB8X+RilTvt73YouwJu9CLWMglulRcfq2LeOjE+vu4h",
+	"ZHRhG1TslenAJb9RBaxMKymLKVRS6WKxQOigVHLPfwb0IfNQlLRXddo+H2ydxi3njT1MqCjqsBDo5gNZ",
+	"K1fO1dqAZMjcaGcJfqydqq8Vi3yHrrwIi58bRgVpPK34dZGr4fU5hqRki5cp8ThlYynABHMOKS2dnNg7",
+	"7XpiB83iwPaB4mLEmGc5iB3iA9jKzi9UiaKHvZBN3IfsJZgOd9XtI8qzmaUgRk241jNVpMEANqNhidkN",
+	"H87ha4Uw85QpeQ46MrVUKECh1UyKIsAo4T+UNJfenT73LpABHF+aTtINo99ddrJ08B87iTnLb92jP3HX",
+	"SQTd7cUBooTbyAJ2MJ/B/rfh5u/kpFBDobWh/C9lmZXbs/I74uI1fmymxo3dY62O+Zx9CoOJ0g2c1DIJ",
+	"9BUsxjzPtEhJn2mVRTYeizRk5rgXe0OuRXrMOMsFhywkCW2tBCqymh/a/AoZj6V7hsqLcTmHMM2QTQyv",
+	"BWZd8Cw3z6RQ5xlcm47ZO5kNVSpYzi9Erlk5LSRYK0sVy8lUzs1NzOoxnmI+E8kuBOMY1AmVjaDiGvv5",
+	"tS2cFVrfXj4slNaQCXCqsXpTQkc8YT0mhUg14yyxdCDpsMSSisQ69fLhUExKiilqYvxvS1WI311O9wLX",
+	"+nuVztfQ2w97s9ls71IV471pkQtphpkuEmBLEO1Um7l9WRHH/YtcXQULZDDoRh34f/8olr0o6g7Si6PB",
+	"ANAUR912PY0wxB9UMSYvnlra4k9LjKZ7uxDOPwefWTPBm5gPcZlvj/vsuh82ejyJmaVQRsYaCZ4KLNr/",
+	"ixoSjvBx/XuPNHv35pfO2iTZi9LWp9urgVvoSD+o4iJLUyHhje4Wb7zm81zx9FSpX3gBsltw0D3cpnt6",
+	"OkEf8l9FmvFTM84dlU9LkL4mpzpJ08ZyFx6natAD9z9SYYtU5KIUyzvlDfAOXcvQCw4feW59OgBCAZ8p",
+	"owqWBZeagzrXWSLfL+ArPv3+LKEZWksXBE118R8xLKtCtMHWB+4FtbfioLnMBZpdKflZXoU7n4B7icO+",
+	"j22Ic7hpJ4YWfFjg7iM1W7851neM3n31z28s4P0+JtrM1eZp/pqFoO+06sKZGUs5HK0IdIOim5q9fne6",
+	"THRem/dWyozNK2Afyapd9Q5Ye/Dpa23M+6cZfxI2Wy3EVzt82AUPi229Pjl9/lN75TGcNvovU9IFABup",
+	"fDF62B6zpJIkE4Ys2JXndVoSPgPHFjydY5l44vMz1B3rgvKzhA1zwQvtHJw7Ds5kQy6xeCp1I2Wtg16v",
+	"MaEBzsDDqXo4Vfd3qnaTYvd5LopyS8uGnmTXKMimhZowfHWxEgVaPYSFOlAKnrMrxUoVUrYyMITMRgKi",
+	"Lm2JbHmZFWORsrkoWYvavlLkSq28B1zL7Q57yYcjgE6q0k+5gNyp5HVfD4vVoiwzeaVZi1JwiSJkXDKe",
+	"jjMJf4k0K1XRZiOuY1kbYVaYF44pdyuGtyJvFyk7iPqNyMtIzU5whu8qjZQbvS2kg7NiRQUCCQI10f/H",
+	"hw+o/I19mBR6+/RY1B8+w3I35+WoEHqk8jQYHIYBrL9/rRtF22vmOA+bFHOc8gc1YaX0WpMty4JfXmZD",
+	"7yg20QHagX850bZJPngjJjkfku5ddbSJVHXYCXv8mIiaeeDxY9ZKFjZ50mbmjGhDXzCQ3WUWrCod1mJb",
+	"6rka2y7dnaFF1CgV1JGqjCW/4pmEgI5uDz12DIl5/LgisdCt+nG0vXLR9YuFZGKJCQ0PyAmIF4JNZQrk",
+	"NmS8ZGOlS0wkgc5BVXl+uJiVEK90IYQ0RNNsq5HKBZT8aHfY96ocQdYplMVKNWFaTYuhqGzvUF3TdRj2",
+	"DshqepZhbR8w1JvxxVJdXh6zCGByJsUVhxzQSgJqwNlBr9dhiaN7CRYOmoiC5ZkU1Wi6EVYymUGyAcN1",
+	"YnmlBhgiJsXMMg7Tqpk9w0pME9cee7FpHf1UiCLXgl0ps6cUy8pYTmWZ5bCEx8g8sFmXNSHT1npAGRFw",
+	"nFibyIxrb5hnw2s2lXp6YTbvhYhl680Pz9lRdHjU7jA8sAD/L0S+JW9/PX19/u7NLxTR8/rd97/8/Bwu",
+	"NPIfUXrs565gf48FLfKZWC6wkhVcYzemsT2wf9dMdQOfDHfhwA1MFfHvL8dXjbqvRdl5kP1vI/t/a3bW",
+	"t6L8LHFgtVJgNFo4NOs1g0pY8N6o0jRiv5gWQmMQp/98Wus6ZGTUSvLc0EfdDqEYHQZitmxBiSxtN3lO",
+	"HduETEARS5WwPBtnJbJBTIXkgnVX5hk88Ya8hZjkSs4CGiDSeghgrU5+o9tQgaRxWfgBfXILj6ZTK2ls",
+	"6kN/VR9KtWsPvl0HoJqLfH+vGwVo2TgIA6ng1i98Kl1haSMM2BwYFARphwu2j1v7uuw/8c/O7TxfVrXx",
+	"rfnBVCdmG1cYb0jfmjPsN+k+w5uJq0/GvasNqt2mE5hJKdJ6nutml5wTlpgzlLAW5G/oRxEbjnjBh1iW",
+	"knxy2mwCLZpHOFHuEHLbSVI8alnvDMW/Kvhk1GGJOXpUIFOLq7GQ5SM9YIllCAlrudJCXM4B4QGnzUSD",
+	"F0yLI+iDFeQR9tErcJ8QhfmDqA9x7RazAsHcahEQRe9v11UeNdUC3K1TTQMtuw0R2/0c37v/zB2T6VsM",
+	"cRu/kGrtd3YNqV5F7xDWSjZKWPsfqx/nWfopaYekwhIySlYFzOgPxvZv1+nkLwf0e4f8qzuqSG9/rWQE",
+	"2wj1i1tunS8LKI/uacBBsCpbs/APmIVHkZklyOD0QmR4lY/LAkW9YzeXA8/NhdeWdVcqssHnxZuuB7eX",
+	"LdxettrXny3ghOt3NiHerySJq5gStEqMV7hrUw3Ktq+whiuh8INGKLx2/L6Iw8cau3nIhiMxvMaSj0oy",
+	"bYSbY1be9RlHS+U9SU0kP/y2IDKwPLu5lSz0HIZ0r6DjZmmoeTT3LwV5BIxrEkOkmj3Ahn8BSQI39ucK",
+	"E5dTKUW+LTpIT4cY1Ib1TqBY62Zwb6HCFtOlmEDGMhcft4zl/UCd25llfD0Ay5z7nmMPrtw4jBYRLqwM",
+	"c05PLBUFv1I8N7xkcAiMrv60a8891f909lkoF63orRGupfe/NXQL99A2yBYN5QHV2hHVunSn1NIee27/",
+	"co4KK3A1nAE0cltyiDlSe3WMjaLFKP6bRo4xZz3z/BFLgFIkYSydt0GW2orZdbcHW+k8xCKDUNkxdBR1",
+	"QNlIK1kRkLlYmlFDNlWw8TNeFHzOWvjdZ5TcAX88SVaCa4eRXXbMfHrYhRpRsSzE5VTbEHmbPxKmpMO6",
+	"Rvh+ipQ/ZBwrZS0udd20xOHpWF5lN0LiEME1oPEzOHUdBuqIEbXoEwVFcWSlK3cVS+o+fn+qBcvKY8bt",
+	"UoILADR+CS5ikCqzZ5mWtviNZWcroUU8CXcrIK9gLYdh/2xHqnjvOOHX4IY7zsE2QCJuip1BRHxtA4BI",
+	"+3D/I/7RBBw+gIVfWsSnY/v1I9ouLf1YZq2bRHp/R23CBYnqXSmhj0E6xwJauuTzVRCfR9nuGN7refDe",
+	"pVuIXc70BlivYtcPkN7GSLY1O/AvJNyFq0+F7bvdNsug4sqO9xo77o7lXQqnK6kBnOQt1XsSJ33l3me5",
+	"m5X8ZjUeS7r9iZT4qvoj6rELcseraXkBRaV+yeT1gD3Ps+G1LRG5+jbIJ2FwnUkzL/iwLZuMKvLGDzuB",
+	"hz6FDxHNpIZtuiyvJLOG1/ZTJcV/789EPlTjz/SNgY1ya8xg4e1vrc6k2a5bF5l8QAt2RAuuiBgs1nv8",
+	"34EUPH7sqhmaiYCIAHNwn9nLSRthBNM984+ZWajNB5VXBkYjgDobVO4j2U+OY5k8ThikgQaVfs6KqTQb",
+	"tEIe0KPyvxOmhZllUP1zWLQyuxGasFlsImUQyaDLWII+DgURYc9Dn8xnwTe+1AwcERmqHEbBucjV1b7X",
+	"F7rCE6x8aH/uXyQhLBheAJRBssePq/Kg1bzAtaQN6XcAr8CHzIzgrTCWLqG8+MCHZT53tTnLgg+vwXHV",
+	"vFKyVtJEm83363wuluSoBJECCWqlifN1pWUBWyKV3MReYbVvKKyi61iPK3rYYYkl8glU4rEFUSFmAxdf",
+	"sp/fvmIHve4TNlSpWIXB9KKISnQjBtOLEIRpBkfMbCYd9iNWxi2EK0JarwCOkSi49LauEQIuPIUEhRxU",
+	"W6zRblrQNCW6dMVglFqJh5jP3ykaYpmuY401/roTzb93NGRH7l5dIGPiatFhp3Fug3iY9d0Z78Dy+WvR",
+	"Dtiu+x8JsHlAOr460gEH8uvjHFdIF9YUgV67j+r4RhNc4QjPPfoiXdFcbn8UNwAVQGUfYIptYIoVG+iv",
+	"DlEQyUWAArbLDvBEs0uTBdO/BDhRCI2oxF9f9sed2pgpLFx0ci95FeMMcU8LhepbvkT5SFNNwwtVjlyV",
+	"xzZIp+qSkqZAVUMIVRYZJmvQDGxqAxDkURYsdCwpvEtc51iRHrJq5+Csn08nmo15KhiFOlvBEbqYi8uy",
+	"TYm7qZ5sVZ0cg7dmowy0jLnLrWmfwBbREFoInkNdSCM2GXEZ4zITzMp5Idji4CF9S4hxB+jLx8yygL3P",
+	"CwhucTn34oBtRDIIx/Ybsaycs7WNG24vuslCuglbPxFTTmgYVsullMBEoZiDAuyifoIJatDFUJgPUaSD",
+	"tStChb4q501BKTB4yUYqT3Uss7LDfqpquI9EDmnFOZMqNX0ci7Eq5hCOjkHtsASwBcz6TKVmLatIcKp3",
+	"z9QlCP7j0Kk6OS9FAXX/vcr8sHpXCgoPSwrVpuqc/LIUxYwXKaqcsK8GqE3A0DIlnTl2RscX3BTT0PQr",
+	"VTjt5tqEDVWeY2r0Jn3ijaEdLmsov+PQaNoRS7k7l6sN+6WkzZX+9iIADOHeY6KbukyYIdBfP11nfy86",
+	"OI0OB9F3g+jJfzWNbbfBrdM1fjfrP+Oe1P8gyP8FgpkXcyD6DI3bqqmGPmIOTUNvdkx1RMFl21o17OPN",
+	"8cx7C8xXzSRrQSjbgEFcWhvBq5qAUYtxDpkUUOx5tVu5+cySy2QsW9mVVACeDbkWIdtkXVkR8vzWzsef",
+	"yMSCpZhML98HGdSFM7xlgJmX50H4PnjxMjg7O3N2ExLWfhTFmEuXJeUuA37tPrm1XWO5gW/NGZJ2yjbW",
+	"DTuYBwPHjgYOXZ1GV4rGXrrf8F76coMf4pHvhohidkInMAlBaJR7WC3+/7599RtWfjfCID1jHRbBdZD0",
+	"EsT+T17//EhXbbFW8vrV21OGh6O3Dw8l7RAReIhKEeSBCC6Jx5hTDuDoKnSFY+OPAHkOEcYulBqTNCtY",
+	"wmWaIDk39GaeySsk0HYGeJpqFGKNWG4ESkjf7+KSXbBypmvxyV6B8oFhDzKWhhyXRry/Flhe5tgFL0Pj",
+	"5oYZVi2S2bxqCDlI74aQz0YKIHRd016OUZ2CbE1UvX05FmdzAHQsT/0FgTkxnMQNt6q0iwvFkvdxkOk4",
+	"CFkc0DPmx/ufX5ydJZ69IZZ1p8+oIgurEH7a63cqjDtmEbz3Ol7jGND9OHjxMjZcI9iWX+xIOO/dRHBP",
+	"bHHXcW5jIrBHaVcrgUsNsNZQYPfZ/kf66yGi+lszHdiT/lUzJ/Ebj6w3s9yNekRtj21ylbQk9UoJYjHk",
+	"A44J3rBAHMigSNwNz8rKRQjJ6SSfFWbt09o7tmv0PbuGrhZ6JyqywbrhiSsPBo6N2vTaLX4/MdUVpUb7",
+	"gl2wuwyr7jdC8tV5/Pox1eAa0xBYvfJItwAvGPNrBEgXUhe3Vx/5VSmOnaR37JrlgE24FfFkWCOPakuO",
+	"LGCxOof5fYhrfjCHKmzJbpBQ5jsTkS8Qv31boat5gPcsejkV5yGe+y8kx9hg7i0lGdKswXLaCAa8koIJ",
+	"mU5UJksQQYzOCiVoUzWTISuRjBgacaHSuSHpr3M+1dlFbmgP2FNAl7zpgdcX6toylkBOkYo4o49p373N",
+	"Zqq4BhQTyBoUsy01u+BagMBvJKZrMUfqCZVLTl7/HMtrMUeTEaR8hPymVjNIjlGvPqfKqnUyieY/m58X",
+	"XN94btlNLJOPcSDMhMfBgMVBPI2i/tAQZUPjhRxCzfe+iINPyYAdRBFOFinTSJ2xLEQxlYgP2BfJJXEG",
+	"2cpmXLNZoeRVSBZYM24wcNm2IJW90uWApWqocf0647QdsoOoy1pGiIxl8vvvv++dTMuRkKUhXGLAvhe8",
+	"EEXSpo6NM62BrxTsgsNMwqzhzWqaTEfNvTGfx9h9wVPqPyAhMD8Atkg2lddSzSRNpelR7yl69GGVDFiQ",
+	"lgV9MsNeZCwv8+xqhMKA60atQrNnij6M+uSv+kaUxXzv5LIURVKba12qyUSkseQlS/7fu5dv/n1++vOv",
+	"L1+9O4VaiRZg4oXAkFUz81SSeSIQtnoLlJT1O5FdNF3ykjKgaFHciAIZuUYzJ0aYOsEk6tSXBmAwTRbY",
+	"sSiLbBiyNBsLqSGhhhkvcFRVdGIZyyRJYjmcFjnb+/8MYDBbTZFLns/LbKg7njGxdpJZHMeSsb2f2KMT",
+	"ItBwxuz6s3++/PcjuP0c2dveKVgoFjncI9tQyh59jAPaD7j3/ezOAKDgmLS5+z52pfbxnlfJPw7OzBUj",
+	"LZyD+Qabe5LGQWi+Bf/FgZuZWoOWi4KTIzZdZmMxmAlxbRr2GqA1hrffx8DHeSZrYI+Apib8ShDeAw7E",
+	"cXB2Br8yfS5V6b9QiEtRFKKgx2ezWedKqSs7C2dnZ58e0cotCUhQSn03y/KCkAFiCb+6KsQVR31yudb5",
+	"co1zl3v+CRjtjTzC86lLKYhrEAyCJ0Y4pjU0jMIDf1x7wVloN8GCKdswE8cQ6l37fs5o1dCIn5XzkOWC",
+	"3wDhmTpHX3XJpGJIO5ywtK6z1RZx/a3tj0r0ykq6chYuiGdmhRdFNHr5fYBS2qY5Cf3dvX6GpNAlyrcL",
+	"K0fWxJzLVKRGJ4CdyC6mJUszzJI/VGNBoiFsOUiFbPb9yknqR8uz5E7L4lRwmQbh+/funLhJqQ6JmRIs",
+	"3Xp2Fr4PYObeB+Sd7563Z8Tcw8MRxx0zk2smE3fA+rkrxI2Q04Vt/wYvgmeSUazoIfBdA98ocEciR2nW",
+	"ktM8d7A/qpfg+tneaQ7BY3oALoL1EYEF7dx2NAz4jSj4lXBX1o7PrIwWWCa2+WSD2xXwRHCjCj1nLMz0",
+	"vGoU79Hlohuht4b90e+aHjXsj5TPzR3iuIB0ZmNxjpWOnbbUtJRrRri15gKEksThe1HUrLWUlkvNdDDo",
+	"fQoDJwQ3zV13rxedRlR59u/wr5vK7l7vu9Nef3D4dHD4lO6dfTH65C0TOsBpV5+gtmz2mjfqNSu5lsKB",
+	"88H5xRw66b1itAZDHMy7mXTIPch8UL4gisJAXV6CmyZUe2jeLLDC07y0WR38eawU4+9FkWeyfga7vSjs",
+	"R1F40O0cnmGSB//lHwouh2biX/Mi0/VXj6KwexiF/aOzT2e7btb1SraZ7JqhM0RhHqyVhYCKK5WTHEpw",
+	"qJAXXJI2voVGCH0hLXRrFR5eWi4v/3TLN2+rvVJfayqsebW/7XezsUhfTctF9399Dbop9MaI1a1Kk/S1",
+	"UL+4ILRH6vBI8Lwc/REMPppf/zHrbJay8x9Nl9x2gV9GDZr/UfuxT26G5qLpmhhOi6ycw0a+AOHbSOTB",
+	"4D0k2kI1YpWXciZ1afYrFnoBBTszKupwCphNS4v8cm+kDOk/ZgmYjoupTFA5AWgRfEvanSAMpkUeDIJ9",
+	"sPjTyNf4ORluM9WiwJg3sBgQSuU8qpZB3hMrmqYs5Vk+B30p00ZTqalyXmsoDy839Tvqulb3Ex9AdzKc",
+	"u8UZBiCHhiGqmcwVNzphLf7McH2UKbxvoRN/07ey4Qhy8WAvIS4R0pWDB7yroGREVsF46TVpkxcsN/qW",
+	"35jOkMODP/qQDOog5tWSnwMFuJgv+0MQipNQe/78WTRnuQe/gRewn33diQ9e+CzkWq/a89P8LTf5K89y",
+	"dPr127DVRaBcjWaqgDKA/sxTZZEms4C3n70XfjUcutmKYIMwJ4Uq1VDlrGWE4wkvSkthJ6PJidWQzQy2",
+	"MZ4RG2K4u8X4ggy94EDhsK2sZBNlttoIQw8BV4LygVNw4RYiBSWFAApeEBKQGkVGZym5k+uJGO4BHYbT",
+	"YGgOAB6VCzLuskyzEZfp3oQXWiDsoidCpO1jqizoqJ75VCzRO7sELcLG1daJAkLzNI3P3ecaJnMVQGc5",
+	"lHMxVzeQsSrTXr2plJfcGdt7SciobiIDcAxAwLa3nkhit+5D17Pjg7PnvtN6k5AllaRsfjmt0/yw3v77",
+	"9tQmbW8ktbMl5FWGSdCSun8RuQj5fatG5Q3KPbBpYLDjYA9UozLXkk6n0w4b59eS4dAm0ahZgsETSUA0",
+	"7frOshPEYzONkBYAZJeqGB8zzpLxNC8zc3L2wQBj1jSpnLLEh9IasFogrVypvYljplpI6xNVcVhwSWpj",
+	"zDBPbdh0ZdjB2m2Ao8kUyHnTdOKENUzqT8CcafTAhuHEWNSMAF/FU3bBc8M3C58IvbJojA4+nX36nwAA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

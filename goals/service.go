@@ -61,3 +61,23 @@ func (s *Service) CreateFunnel(ctx context.Context, websiteID int64, name string
 	}
 	return f, nil, nil
 }
+
+// FindOrCreateGoal is CreateGoal for a goal that may be there already (Plausible's Sites API
+// finds or creates): the website's goal of the same kind and the same event name or page
+// pattern, whatever its display name, when it has one; refusals and errors as CreateGoal's.
+func (s *Service) FindOrCreateGoal(ctx context.Context, websiteID int64, in stats.GoalInput) (stats.Goal, stats.FieldErrors, error) {
+	want, errs := stats.CheckGoal(in)
+	if errs != nil {
+		return stats.Goal{}, errs, nil
+	}
+	existing, err := s.repo.Goals(ctx, websiteID)
+	if err != nil {
+		return stats.Goal{}, nil, err
+	}
+	for _, g := range existing {
+		if g.Kind == want.Kind && g.Page == want.Page && g.Event == want.Event {
+			return g, nil, nil
+		}
+	}
+	return s.CreateGoal(ctx, websiteID, in)
+}

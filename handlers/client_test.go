@@ -495,6 +495,47 @@ func TestGoClient(t *testing.T) {
 		}
 		bd, err = c.PlausibleBreakdownWithResponse(ctx, &client.PlausibleBreakdownParams{SiteId: site, Property: "event:page"})
 		must(t, bd, err, 200)
+
+		// Plausible's Sites API, JSON and form bodies.
+		made, err := c.PlausibleCreateSiteWithResponse(ctx, client.PlausibleCreateSiteJSONRequestBody{Domain: "plausible-sites.example"})
+		if must(t, made, err, 200).JSON200.Domain != "plausible-sites.example" {
+			t.Fatalf("create site: %s", made.Body)
+		}
+		list, err := c.PlausibleListSitesWithResponse(ctx, &client.PlausibleListSitesParams{Limit: ptr(1)})
+		if len(must(t, list, err, 200).JSON200.Sites) != 1 || list.JSON200.Meta.After == nil {
+			t.Fatalf("list sites: %s", list.Body)
+		}
+		got, err := c.PlausibleGetSiteWithResponse(ctx, "plausible-sites.example")
+		must(t, got, err, 200)
+		upd, err := c.PlausibleUpdateSiteWithFormdataBodyWithResponse(ctx, "plausible-sites.example", client.PlausibleUpdateSiteFormdataRequestBody{Domain: ptr("other.example")})
+		must(t, upd, err, 400)
+		sites := &client.PlausibleSharedLinkParams{SiteId: ptr("plausible-sites.example")}
+		link, err := c.PlausibleSharedLinkWithResponse(ctx, sites, client.PlausibleSharedLinkJSONRequestBody{Name: "Embed"})
+		must(t, link, err, 200)
+		goal, err := c.PlausibleGoalWithFormdataBodyWithResponse(ctx, (*client.PlausibleGoalParams)(sites), client.PlausibleGoalFormdataRequestBody{GoalType: "event", EventName: ptr("Signup")})
+		must(t, goal, err, 200)
+		goals, err := c.PlausibleListGoalsWithResponse(ctx, &client.PlausibleListGoalsParams{SiteId: "plausible-sites.example"})
+		if len(must(t, goals, err, 200).JSON200.Goals) != 1 {
+			t.Fatalf("goals: %s", goals.Body)
+		}
+		delGoal, err := c.PlausibleDeleteGoalWithResponse(ctx, fmt.Sprint(goal.JSON200.Id), (*client.PlausibleDeleteGoalParams)(sites), client.PlausibleDeleteGoalJSONRequestBody{})
+		must(t, delGoal, err, 200)
+		prop, err := c.PlausibleCustomPropWithResponse(ctx, (*client.PlausibleCustomPropParams)(sites), client.PlausibleCustomPropJSONRequestBody{Property: "author"})
+		must(t, prop, err, 200)
+		props, err := c.PlausibleListCustomPropsWithResponse(ctx, &client.PlausibleListCustomPropsParams{SiteId: "plausible-sites.example"})
+		must(t, props, err, 200)
+		delProp, err := c.PlausibleDeleteCustomPropWithResponse(ctx, "author", (*client.PlausibleDeleteCustomPropParams)(sites), client.PlausibleDeleteCustomPropJSONRequestBody{})
+		must(t, delProp, err, 200)
+		guest, err := c.PlausibleGuestWithResponse(ctx, (*client.PlausibleGuestParams)(sites), client.PlausibleGuestJSONRequestBody{Email: "guest@example.com", Role: "viewer"})
+		must(t, guest, err, 200)
+		guests, err := c.PlausibleListGuestsWithResponse(ctx, &client.PlausibleListGuestsParams{SiteId: "plausible-sites.example"})
+		must(t, guests, err, 200)
+		delGuest, err := c.PlausibleDeleteGuestWithResponse(ctx, "guest@example.com", (*client.PlausibleDeleteGuestParams)(sites), client.PlausibleDeleteGuestJSONRequestBody{})
+		must(t, delGuest, err, 200)
+		gone, err := c.PlausibleDeleteSiteWithResponse(ctx, "plausible-sites.example")
+		must(t, gone, err, 200)
+		gone, err = c.PlausibleDeleteSiteWithResponse(ctx, "plausible-sites.example")
+		must(t, gone, err, 404)
 		metrics, err := c.GetMetricsWithResponse(ctx)
 		if !strings.Contains(string(must(t, metrics, err, 200).Body), "analytics_events_accepted_total 13") {
 			t.Fatalf("metrics:\n%s", metrics.Body)

@@ -1,10 +1,14 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -223,6 +227,14 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 			field = path[0]
 		} else if schemaErr.SchemaField == "required" {
 			field = strings.TrimSuffix(strings.TrimPrefix(schemaErr.Reason, `property "`), `" is missing`)
+		} else if strings.HasSuffix(schemaErr.Reason, `" is unsupported`) {
+			// A JSON body's unknown field: named, as a form's is (checkForm).
+			name := strings.TrimSuffix(strings.TrimPrefix(schemaErr.Reason, `property "`), `" is unsupported`)
+			fields.Add(name, "is not accepted here")
+			for _, missing := range missingRequired(reqErr.Input, schema) {
+				fields.Add(missing, "is required")
+			}
+			return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
 		}
 	case errors.As(reqErr.Err, &parseErr):
 		if path := parseErr.Path(); len(path) > 0 {
@@ -242,6 +254,46 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 	}
 	fields.Add(field, describe(reqErr.Err, &openapi3.SchemaRef{Value: fieldSchema}))
 	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
+}
+
+// missingRequired are the required fields a body (JSON or a form) lacks, told beside its
+// unknown field (the validator stops at the first refusal): a client that names a field
+// otherwise, as provider-plausible sends a custom property's `key` for `property`, is told
+// what is missing, in Plausible's sentence on the Sites API (sitesMissingSentence).
+func missingRequired(in *openapi3filter.RequestValidationInput, schema *openapi3.Schema) []string {
+	if in == nil || in.Request == nil || in.Request.Body == nil || schema == nil {
+		return nil
+	}
+	body, err := io.ReadAll(in.Request.Body)
+	in.Request.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	got := map[string]bool{}
+	if isJSON(in.Request) {
+		var members map[string]json.RawMessage
+		if json.Unmarshal(body, &members) != nil {
+			return nil
+		}
+		for name := range members {
+			got[name] = true
+		}
+	} else {
+		values, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil
+		}
+		for name := range values {
+			got[name] = true
+		}
+	}
+	var out []string
+	for _, name := range schema.Required {
+		if !got[name] {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // describe says in a few words what a value must be, from the schema rule it broke.

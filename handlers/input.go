@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -35,6 +36,16 @@ var formBodies = map[string]func() any{
 	"updatesegment":     func() any { return new(gen.UpdateSegmentFormdataRequestBody) },
 	"storeannotation":   func() any { return new(gen.StoreAnnotationFormdataRequestBody) },
 	"updateannotation":  func() any { return new(gen.UpdateAnnotationFormdataRequestBody) },
+	// Plausible's Sites API, which takes JSON too (formOperation.json).
+	"plausiblecreatesite":       func() any { return new(gen.PlausibleCreateSiteFormdataRequestBody) },
+	"plausibleupdatesite":       func() any { return new(gen.PlausibleUpdateSiteFormdataRequestBody) },
+	"plausiblesharedlink":       func() any { return new(gen.PlausibleSharedLinkFormdataRequestBody) },
+	"plausiblegoal":             func() any { return new(gen.PlausibleGoalFormdataRequestBody) },
+	"plausibledeletegoal":       func() any { return new(gen.PlausibleDeleteGoalFormdataRequestBody) },
+	"plausiblecustomprop":       func() any { return new(gen.PlausibleCustomPropFormdataRequestBody) },
+	"plausibledeletecustomprop": func() any { return new(gen.PlausibleDeleteCustomPropFormdataRequestBody) },
+	"plausibleguest":            func() any { return new(gen.PlausibleGuestFormdataRequestBody) },
+	"plausibledeleteguest":      func() any { return new(gen.PlausibleDeleteGuestFormdataRequestBody) },
 }
 
 // operationInput is what the API checks of one operation's input after the validator, for
@@ -69,6 +80,7 @@ func isBoolean(schema *openapi3.Schema) bool {
 type formOperation struct {
 	fields  map[string]*openapi3.Schema // accepted fields and their schemas
 	newBody func() any
+	json    bool // the operation takes a JSON body too, which the validator checks alone
 }
 
 // operationInputs reads, from the spec, the query parameters and form fields of every
@@ -114,7 +126,8 @@ func formOf(op *openapi3.Operation) (*formOperation, error) {
 	for name, prop := range mt.Schema.Value.Properties {
 		fields[name] = prop.Value
 	}
-	return &formOperation{fields: fields, newBody: newBody}, nil
+	json := op.RequestBody.Value.Content.Get(echo.MIMEApplicationJSON) != nil
+	return &formOperation{fields: fields, newBody: newBody, json: json}, nil
 }
 
 var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
@@ -158,7 +171,7 @@ func checkInput(in operationInput) echo.MiddlewareFunc {
 				req = req.WithContext(context.WithValue(req.Context(), filtersKey{}, filters))
 				c.SetRequest(req)
 			}
-			if in.form != nil {
+			if in.form != nil && !isJSON(req) {
 				values, err := readForm(req)
 				if err != nil {
 					return err
@@ -173,6 +186,13 @@ func checkInput(in operationInput) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// isJSON: the request says its body is JSON (requireForm let it through only to an
+// operation that takes JSON).
+func isJSON(req *http.Request) bool {
+	mediaType, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	return err == nil && mediaType == echo.MIMEApplicationJSON
 }
 
 type filtersKey struct{}

@@ -3,8 +3,12 @@ package handlers
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
 	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/query"
@@ -49,7 +53,19 @@ func (s *Server) PlausibleRealtimeVisitors(ctx context.Context, req gen.Plausibl
 	if err != nil {
 		return nil, err
 	}
-	return gen.PlausibleRealtimeVisitors200JSONResponse(n), nil
+	return bareCount(n), nil
+}
+
+// bareCount is the realtime answer as Plausible writes it: the number alone, without the
+// newline json.Encoder ends the generated answer with. go-plausible reads it with
+// strconv.Atoi, which that newline fails (handlers/testdata/plausible-clients).
+type bareCount int64
+
+func (n bareCount) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.WriteHeader(http.StatusOK)
+	_, err := io.WriteString(w, strconv.FormatInt(int64(n), 10))
+	return err
 }
 
 // v1Run is a v1 request translated and run: its query, and the answers of the period and,

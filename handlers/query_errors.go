@@ -24,28 +24,34 @@ var plausibleV1Paths = []string{"/api/v1/stats/aggregate", "/api/v1/stats/timese
 
 func isQueryAPI(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasPrefix(p, queryAPIPrefix) || slices.Contains(plausibleV1Paths, p)
+	return strings.HasPrefix(p, queryAPIPrefix) || slices.Contains(plausibleV1Paths, p) || isSitesPath(p)
 }
 
 // isPlausiblePath tells whether a path is one of Plausible's APIs that its hourly limit per
-// key bounds (the Stats API v1; the query API v2 has this service's limits only).
-func isPlausiblePath(p string) bool { return slices.Contains(plausibleV1Paths, p) }
+// key bounds (the Stats API v1 and the Sites API; the query API v2 has this service's limits
+// only).
+func isPlausiblePath(p string) bool { return slices.Contains(plausibleV1Paths, p) || isSitesPath(p) }
 
 // Plausible's own sentences for a request without a key and for a bad key or a site the key
 // may not read, on its v1 paths (where tools may match them).
 const (
 	plausibleMissingKey   = "Missing API key. Please use a valid Plausible API key as a Bearer Token."
 	plausibleUnauthorized = "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested."
+	sitesUnauthorized     = "Invalid API key. Please make sure you're using a valid API key with access to the resource you've requested."
 )
 
 // unauthorizedSentence is the 401's sentence of the path.
 func unauthorizedSentence(c echo.Context) string {
 	req := c.Request()
-	if !slices.Contains(plausibleV1Paths, req.URL.Path) {
+	sites := isSitesPath(req.URL.Path)
+	if !slices.Contains(plausibleV1Paths, req.URL.Path) && !sites {
 		return queryUnauthorized
 	}
 	if _, ok := bearerToken(req.Header.Get(echo.HeaderAuthorization)); !ok {
 		return plausibleMissingKey
+	}
+	if sites {
+		return sitesUnauthorized
 	}
 	return plausibleUnauthorized
 }
@@ -65,10 +71,62 @@ func writeQueryError(c echo.Context, e *apiError, log *slog.Logger) {
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(max(e.retryAfter, 1)))
 	case http.StatusRequestEntityTooLarge:
 		status, message = http.StatusBadRequest, "The request body is over "+maxBodySize+"B."
+	case http.StatusMethodNotAllowed:
+		if asSiteOperation(c.Request()) {
+			status, message = http.StatusNotFound, siteNotFound
+			h.Del(echo.HeaderAllow)
+		}
 	}
 	if err := c.JSON(status, gen.QueryError{Error: message}); err != nil {
 		log.Error("write error response", "error", err)
 	}
+}
+
+// asSiteOperation: a method that /api/v1/sites/{site_id} has, on one of the Sites API's fixed
+// names that lacks it (GET /api/v1/sites/shared-links, DELETE /api/v1/sites/goals...).
+// Plausible routes those to the site operation, the fixed name taken for a domain, and
+// answers its 404 "Site could not be found" (no domain is named so); clients call them
+// (provider-plausible lists and deletes shared links so), and get that answer here too
+// rather than a 405.
+func asSiteOperation(req *http.Request) bool {
+	rest, ok := strings.CutPrefix(req.URL.Path, sitesAPIPrefix+"/")
+	if !ok || rest == "" || strings.Contains(rest, "/") {
+		return false
+	}
+	switch req.Method {
+	case http.MethodGet, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// sitesDoing is what each Sites API call with a required parameter does, in Plausible's
+// sentence for a missing one ("Parameter `site_id` is required to list goals"), by method
+// and path.
+var sitesDoing = map[string]string{
+	"GET /api/v1/sites/goals":        "list goals",
+	"GET /api/v1/sites/guests":       "list guests",
+	"GET /api/v1/sites/custom-props": "list custom properties",
+	"PUT /api/v1/sites/goals":        "create a goal",
+	"PUT /api/v1/sites/shared-links": "create a shared link",
+	"PUT /api/v1/sites/custom-props": "create a custom property",
+	"PUT /api/v1/sites/guests":       "create guest",
+	"POST /api/v1/sites":             "create a site",
+}
+
+// sitesMissingSentence is Plausible's sentence for a required parameter of the Sites API that
+// the validator found missing; "" for any other refusal.
+func sitesMissingSentence(req *http.Request, e *apiError) string {
+	doing, ok := sitesDoing[req.Method+" "+req.URL.Path]
+	if !ok {
+		return ""
+	}
+	for _, name := range sortedKeys(e.fields) {
+		if slices.Contains(e.fields[name], "is required") {
+			return "Parameter `" + name + "` is required to " + doing
+		}
+	}
+	return ""
 }
 
 // fieldSentence is one sentence of a 422's fields: "Invalid request: metrics is required."
@@ -89,6 +147,11 @@ func fieldSentence(e *apiError) string {
 // a missing site_id or property (the spec requires them, so the validator refuses them before
 // the handler), else the fields'.
 func plausibleSentence(c echo.Context, e *apiError) string {
+	if req := c.Request(); isSitesPath(req.URL.Path) {
+		if s := sitesMissingSentence(req, e); s != "" {
+			return s
+		}
+	}
 	if slices.Contains(plausibleV1Paths, c.Request().URL.Path) {
 		if _, missing := e.fields["site_id"]; missing {
 			return plausibleMissingSite

@@ -207,21 +207,38 @@ var stringFormats = map[string]openapi3.StringFormatValidator{
 	}),
 }
 
-// requireForm answers 415, on an operation that takes a form, for a body that is not one,
-// before the validator reads it. An empty body needs no Content-Type; but one that says it is
-// something else is refused, as a multipart type would send the generated binder down echo's
-// multipart path.
-func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		ct := req.Header.Get(echo.HeaderContentType)
-		if req.ContentLength != 0 || ct != "" {
-			mediaType, _, err := mime.ParseMediaType(ct)
-			if err != nil || mediaType != echo.MIMEApplicationForm {
-				return &apiError{status: http.StatusUnsupportedMediaType, message: statusMessage(http.StatusUnsupportedMediaType)}
+// jsonOrFormMessage is the 415 of an operation that takes JSON or a form (the Sites API's).
+const jsonOrFormMessage = "The request body must be application/json or a form (application/x-www-form-urlencoded or multipart/form-data)."
+
+// requireForm answers 415, on an operation that takes a form, for a body that is not one
+// (nor JSON, when the operation takes JSON too: Plausible's Sites API), before the validator
+// reads it. An empty body needs no Content-Type; but one that says it is something else is
+// refused, as a multipart type would send the generated binder down echo's multipart path.
+// The Sites API's operations take a multipart form too, read here as the urlencoded one
+// (multipartAsForm), as Plausible does.
+func requireForm(orJSON bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			ct := req.Header.Get(echo.HeaderContentType)
+			if req.ContentLength != 0 || ct != "" {
+				mediaType, params, err := mime.ParseMediaType(ct)
+				if err == nil && orJSON && mediaType == echo.MIMEMultipartForm {
+					if err := multipartAsForm(req, params["boundary"]); err != nil {
+						return err
+					}
+					return next(c)
+				}
+				if err != nil || (mediaType != echo.MIMEApplicationForm && !(orJSON && mediaType == echo.MIMEApplicationJSON)) {
+					message := statusMessage(http.StatusUnsupportedMediaType)
+					if orJSON { // the refusal names every body the operation takes
+						message = jsonOrFormMessage
+					}
+					return &apiError{status: http.StatusUnsupportedMediaType, message: message}
+				}
 			}
+			return next(c)
 		}
-		return next(c)
 	}
 }
 
@@ -284,6 +301,7 @@ func (s *Server) requestScope(next gen.StrictHandlerFunc, _ string) gen.StrictHa
 		u.RawQuery = req.URL.RawQuery
 		ctx := context.WithValue(req.Context(), requestURLKey, u)
 		ctx = context.WithValue(ctx, locationBaseKey{}, s.links.Base(req, web.Redirect))
+		ctx = s.withShareBase(ctx, req)
 		c.SetRequest(req.WithContext(ctx))
 		return next(c, request)
 	}
@@ -314,7 +332,7 @@ func (r routerWith) with(method, path string, m []echo.MiddlewareFunc) []echo.Mi
 	in := r.inputs[route]
 	var out []echo.MiddlewareFunc
 	if in.form != nil {
-		out = append(out, middleware.BodyLimit(maxBodySize), requireForm)
+		out = append(out, middleware.BodyLimit(maxBodySize), requireForm(in.form.json))
 	}
 	if strings.HasPrefix(path, queryAPIPrefix) {
 		out = append(out, middleware.BodyLimit(maxBodySize))

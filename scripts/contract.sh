@@ -10,7 +10,9 @@
 #             response by tools/contract/dredd-hooks.js
 # It builds bin/analytics, serves it on a free port below 32768 with the rate limits off (the
 # tools send many requests, a few without a key), creates a user and its key with the binary and
-# three websites, four goals, three funnels, segments and annotations through the API, and fails on any failed
+# three websites, four goals, three funnels, segments and annotations through the API, what the Sites API's
+# examples need (two sites to delete, three goals, custom properties, a shared link and guests of
+# the kept website: the examples' example.com is rewritten to it), and fails on any failed
 # assertion, on any 5xx and on any error the server logs. The tools come from
 # tools/package-lock.json (`make tools`); nothing is downloaded while it runs.
 #
@@ -109,6 +111,24 @@ kept_annotation_id=$(annotation "Kept")
 portman_annotation_id=$(annotation "Portman deletes")
 dredd_annotation_id=$(annotation "Dredd deletes")
 
+# The Sites API's (Plausible's): a site for each tool's DELETE, the goals each deletes, the
+# custom property, shared link and guest the examples name (author, WordPress, alice), and a
+# property and a guest each tool removes.
+portman_sites_delete=portman-site-deletes.contract.example
+dredd_sites_delete=dredd-site-deletes.contract.example
+website "$portman_sites_delete" >/dev/null
+website "$dredd_sites_delete" >/dev/null
+portman_sites_goal_id=$(goal "Portman deletes (Sites API)")
+# Dredd deletes twice: once with a JSON body, once with a form.
+dredd_sites_goal_ids=$(goal "Dredd deletes (Sites API, JSON)"),$(goal "Dredd deletes (Sites API, form)")
+sites_put() {
+  curl -sf -o /dev/null -X PUT -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+    -d "$2" "$base/api/v1/sites/$1?site_id=$website_domain"
+}
+for prop in author portman_deletes dredd_deletes; do sites_put custom-props "{\"property\": \"$prop\"}"; done
+sites_put shared-links '{"name": "WordPress"}'
+for guest in alice portman-guest dredd-guest; do sites_put guests "{\"email\": \"$guest@example.com\", \"role\": \"viewer\"}"; done
+
 failed=()
 step "Portman: generating the collection"
 # In its own directory: Portman reads a .env and writes a tmp/ where it runs. PORTMAN_X is
@@ -118,6 +138,7 @@ if ! (cd "$work" && PORTMAN_API_KEY=$key PORTMAN_WEBSITE_ID=$website_id PORTMAN_
   PORTMAN_KEPT_FUNNEL_ID=$kept_funnel_id PORTMAN_STEP_A=$step_a PORTMAN_STEP_B=$step_b \
   PORTMAN_SEGMENT_ID=$portman_segment_id PORTMAN_KEPT_SEGMENT_ID=$kept_segment_id \
   PORTMAN_ANNOTATION_ID=$portman_annotation_id PORTMAN_KEPT_ANNOTATION_ID=$kept_annotation_id \
+  PORTMAN_STATS_KEY=$stats_key PORTMAN_VIEWER_KEY=$viewer_key PORTMAN_SITES_DELETE_DOMAIN=$portman_sites_delete PORTMAN_SITES_GOAL_ID=$portman_sites_goal_id \
   PORTMAN_WEBSITE_DOMAIN=$website_domain timeout 120 "$bin/portman" --local "$root/openapi.yaml" \
   --baseUrl "$base" --portmanConfigFile "$root/tools/contract/portman-config.json" \
   --output "$work/collection.json" >"$work/portman.log" 2>&1); then
@@ -135,6 +156,7 @@ CONTRACT_API_KEY=$key CONTRACT_VIEWER_KEY=$viewer_key CONTRACT_STATS_KEY=$stats_
   CONTRACT_FUNNEL_ID=$dredd_funnel_id CONTRACT_KEPT_FUNNEL_ID=$kept_funnel_id CONTRACT_STEP_A=$step_a CONTRACT_STEP_B=$step_b \
   CONTRACT_SEGMENT_ID=$dredd_segment_id CONTRACT_KEPT_SEGMENT_ID=$kept_segment_id \
   CONTRACT_ANNOTATION_ID=$dredd_annotation_id CONTRACT_KEPT_ANNOTATION_ID=$kept_annotation_id \
+  CONTRACT_SITES_DELETE_DOMAIN=$dredd_sites_delete CONTRACT_SITES_GOAL_IDS=$dredd_sites_goal_ids \
   CONTRACT_WEBSITE_DOMAIN=$website_domain timeout 300 "$bin/dredd" "$root/openapi.yaml" "$base" --hookfiles "$root/tools/contract/dredd-hooks.js" \
   --loglevel warning --no-color >"$work/dredd.log" 2>&1 || failed+=(dredd)
 # Dredd warns about every OpenAPI 3 keyword it does not read; the results are what counts.

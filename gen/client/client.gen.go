@@ -218,6 +218,63 @@ func (e PinnedType) Valid() bool {
 	}
 }
 
+// Defines values for PlausibleGoalGoalType.
+const (
+	PlausibleGoalGoalTypeEvent PlausibleGoalGoalType = "event"
+	PlausibleGoalGoalTypePage  PlausibleGoalGoalType = "page"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGoalGoalType enum.
+func (e PlausibleGoalGoalType) Valid() bool {
+	switch e {
+	case PlausibleGoalGoalTypeEvent:
+		return true
+	case PlausibleGoalGoalTypePage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlausibleGuestRole.
+const (
+	PlausibleGuestRoleAdmin  PlausibleGuestRole = "admin"
+	PlausibleGuestRoleEditor PlausibleGuestRole = "editor"
+	PlausibleGuestRoleViewer PlausibleGuestRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGuestRole enum.
+func (e PlausibleGuestRole) Valid() bool {
+	switch e {
+	case PlausibleGuestRoleAdmin:
+		return true
+	case PlausibleGuestRoleEditor:
+		return true
+	case PlausibleGuestRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlausibleGuestStatus.
+const (
+	PlausibleGuestStatusAccepted PlausibleGuestStatus = "accepted"
+	PlausibleGuestStatusInvited  PlausibleGuestStatus = "invited"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGuestStatus enum.
+func (e PlausibleGuestStatus) Valid() bool {
+	switch e {
+	case PlausibleGuestStatusAccepted:
+		return true
+	case PlausibleGuestStatusInvited:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlausibleHealthPostgres.
 const (
 	PlausibleHealthPostgresError PlausibleHealthPostgres = "error"
@@ -1144,6 +1201,99 @@ type PlausibleAggregateValue struct {
 	Value           *float64 `json:"value"`
 }
 
+// PlausibleCreated defines model for PlausibleCreated.
+type PlausibleCreated struct {
+	Created bool `json:"created"`
+}
+
+// PlausibleCustomPropList defines model for PlausibleCustomPropList.
+type PlausibleCustomPropList struct {
+	CustomProperties []struct {
+		Property string `json:"property"`
+	} `json:"custom_properties"`
+}
+
+// PlausibleCustomPropRequest defines model for PlausibleCustomPropRequest.
+type PlausibleCustomPropRequest struct {
+	Property string `json:"property"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleDeleted defines model for PlausibleDeleted.
+type PlausibleDeleted struct {
+	Deleted bool `json:"deleted"`
+}
+
+// PlausibleGoal defines model for PlausibleGoal.
+type PlausibleGoal struct {
+	DisplayName string `json:"display_name"`
+
+	// Domain The site's domain (in the answer of the find-or-create).
+	Domain    *string               `json:"domain,omitempty"`
+	EventName *string               `json:"event_name"`
+	GoalType  PlausibleGoalGoalType `json:"goal_type"`
+	Id        int64                 `json:"id"`
+	PagePath  *string               `json:"page_path"`
+}
+
+// PlausibleGoalGoalType defines model for PlausibleGoal.GoalType.
+type PlausibleGoalGoalType string
+
+// PlausibleGoalList defines model for PlausibleGoalList.
+type PlausibleGoalList struct {
+	Goals []PlausibleGoal `json:"goals"`
+
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta PlausiblePageMeta `json:"meta"`
+}
+
+// PlausibleGoalRequest defines model for PlausibleGoalRequest.
+type PlausibleGoalRequest struct {
+	DisplayName *string `json:"display_name,omitempty"`
+	EventName   *string `json:"event_name,omitempty"`
+
+	// GoalType `event` or `page`.
+	GoalType string  `json:"goal_type"`
+	PagePath *string `json:"page_path,omitempty"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleGuest defines model for PlausibleGuest.
+type PlausibleGuest struct {
+	Email  string               `json:"email"`
+	Role   PlausibleGuestRole   `json:"role"`
+	Status PlausibleGuestStatus `json:"status"`
+}
+
+// PlausibleGuestRole defines model for PlausibleGuest.Role.
+type PlausibleGuestRole string
+
+// PlausibleGuestStatus defines model for PlausibleGuest.Status.
+type PlausibleGuestStatus string
+
+// PlausibleGuestList defines model for PlausibleGuestList.
+type PlausibleGuestList struct {
+	Guests []PlausibleGuest `json:"guests"`
+
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta PlausiblePageMeta `json:"meta"`
+}
+
+// PlausibleGuestRequest defines model for PlausibleGuestRequest.
+type PlausibleGuestRequest struct {
+	Email string `json:"email"`
+
+	// Role `viewer` or `editor`.
+	Role string `json:"role"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
 // PlausibleHealth defines model for PlausibleHealth.
 type PlausibleHealth struct {
 	Postgres PlausibleHealthPostgres `json:"postgres"`
@@ -1228,6 +1378,13 @@ type PlausibleHit1 struct {
 	Name string `json:"name"`
 }
 
+// PlausiblePageMeta Where the page is in the list; a null cursor means no page that way.
+type PlausiblePageMeta struct {
+	After  *string `json:"after"`
+	Before *string `json:"before"`
+	Limit  int     `json:"limit"`
+}
+
 // PlausibleRevenue An event's revenue: recorded as its value and unit under the rules of `HitEvent`'s
 // `value` and `unit` (the `event` statistic), and as its revenue under `Hit`'s rules for
 // `revenue`.
@@ -1244,6 +1401,62 @@ type PlausibleRowsAnswer struct {
 
 	// Warning Why imported days were left out.
 	Warning *string `json:"warning,omitempty"`
+}
+
+// PlausibleSharedLink defines model for PlausibleSharedLink.
+type PlausibleSharedLink struct {
+	Name string `json:"name"`
+	Url  string `json:"url"`
+}
+
+// PlausibleSharedLinkRequest defines model for PlausibleSharedLinkRequest.
+type PlausibleSharedLinkRequest struct {
+	Name string `json:"name"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleSite A site as Plausible's Sites API answers it.
+type PlausibleSite struct {
+	// CustomProperties The custom property keys declared for the site.
+	CustomProperties []string `json:"custom_properties"`
+	Domain           string   `json:"domain"`
+
+	// Timezone The IANA zone whose days the site counts.
+	Timezone string `json:"timezone"`
+}
+
+// PlausibleSiteCreate defines model for PlausibleSiteCreate.
+type PlausibleSiteCreate struct {
+	Domain string `json:"domain"`
+
+	// Timezone An IANA zone name (default the service's TZ).
+	Timezone *string `json:"timezone,omitempty"`
+}
+
+// PlausibleSiteList defines model for PlausibleSiteList.
+type PlausibleSiteList struct {
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta  PlausiblePageMeta     `json:"meta"`
+	Sites []PlausibleSiteListed `json:"sites"`
+}
+
+// PlausibleSiteListed defines model for PlausibleSiteListed.
+type PlausibleSiteListed struct {
+	Domain   string `json:"domain"`
+	Timezone string `json:"timezone"`
+}
+
+// PlausibleSiteRef defines model for PlausibleSiteRef.
+type PlausibleSiteRef struct {
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleSiteUpdate defines model for PlausibleSiteUpdate.
+type PlausibleSiteUpdate struct {
+	// Domain Only the site's own domain is accepted (a website's domain does not change).
+	Domain *string `json:"domain,omitempty"`
 }
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
@@ -2006,6 +2219,12 @@ type PerPage = PageSize
 // PinnedWebsiteId defines model for PinnedWebsiteId.
 type PinnedWebsiteId = int64
 
+// PlausibleAfter defines model for PlausibleAfter.
+type PlausibleAfter = string
+
+// PlausibleBefore defines model for PlausibleBefore.
+type PlausibleBefore = string
+
 // PlausibleCompare defines model for PlausibleCompare.
 type PlausibleCompare = string
 
@@ -2018,6 +2237,9 @@ type PlausibleFilters = string
 // PlausibleInterval defines model for PlausibleInterval.
 type PlausibleInterval = string
 
+// PlausibleLimit defines model for PlausibleLimit.
+type PlausibleLimit = int
+
 // PlausibleMetrics defines model for PlausibleMetrics.
 type PlausibleMetrics = string
 
@@ -2026,6 +2248,12 @@ type PlausiblePeriod = string
 
 // PlausibleSiteId defines model for PlausibleSiteId.
 type PlausibleSiteId = string
+
+// PlausibleSiteIdQuery defines model for PlausibleSiteIdQuery.
+type PlausibleSiteIdQuery = string
+
+// PlausibleSiteIdRequired defines model for PlausibleSiteIdRequired.
+type PlausibleSiteIdRequired = string
 
 // PlausibleWithImported defines model for PlausibleWithImported.
 type PlausibleWithImported = string
@@ -2108,6 +2336,21 @@ type QueryTooManyRequests = QueryError
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
 
+// SitesDeleted defines model for SitesDeleted.
+type SitesDeleted = PlausibleDeleted
+
+// SitesForbidden The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesForbidden = QueryError
+
+// SitesInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesInvalid = QueryError
+
+// SitesNotFound The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesNotFound = QueryError
+
+// SitesUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesUnauthorized = QueryError
+
 // StatsTimedOut The one error body, for every status >= 400.
 type StatsTimedOut = Error
 
@@ -2155,6 +2398,96 @@ type GetDocsParams struct {
 type HeadDocsParams struct {
 	// IfNoneMatch The `ETag` of a copy the client has; when it matches, the answer is 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PlausibleListSitesParams defines parameters for PlausibleListSites.
+type PlausibleListSitesParams struct {
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleListCustomPropsParams defines parameters for PlausibleListCustomProps.
+type PlausibleListCustomPropsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+}
+
+// PlausibleCustomPropParams defines parameters for PlausibleCustomProp.
+type PlausibleCustomPropParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteCustomPropParams defines parameters for PlausibleDeleteCustomProp.
+type PlausibleDeleteCustomPropParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleListGoalsParams defines parameters for PlausibleListGoals.
+type PlausibleListGoalsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleGoalParams defines parameters for PlausibleGoal.
+type PlausibleGoalParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteGoalParams defines parameters for PlausibleDeleteGoal.
+type PlausibleDeleteGoalParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleListGuestsParams defines parameters for PlausibleListGuests.
+type PlausibleListGuestsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleGuestParams defines parameters for PlausibleGuest.
+type PlausibleGuestParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteGuestParams defines parameters for PlausibleDeleteGuest.
+type PlausibleDeleteGuestParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleSharedLinkParams defines parameters for PlausibleSharedLink.
+type PlausibleSharedLinkParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
 }
 
 // PlausibleAggregateParams defines parameters for PlausibleAggregate.
@@ -2938,6 +3271,60 @@ type CollectEventJSONRequestBody = Hit
 
 // CollectEventTextRequestBody defines body for CollectEvent for text/plain ContentType.
 type CollectEventTextRequestBody = CollectEventTextBody
+
+// PlausibleCreateSiteJSONRequestBody defines body for PlausibleCreateSite for application/json ContentType.
+type PlausibleCreateSiteJSONRequestBody = PlausibleSiteCreate
+
+// PlausibleCreateSiteFormdataRequestBody defines body for PlausibleCreateSite for application/x-www-form-urlencoded ContentType.
+type PlausibleCreateSiteFormdataRequestBody = PlausibleSiteCreate
+
+// PlausibleCustomPropJSONRequestBody defines body for PlausibleCustomProp for application/json ContentType.
+type PlausibleCustomPropJSONRequestBody = PlausibleCustomPropRequest
+
+// PlausibleCustomPropFormdataRequestBody defines body for PlausibleCustomProp for application/x-www-form-urlencoded ContentType.
+type PlausibleCustomPropFormdataRequestBody = PlausibleCustomPropRequest
+
+// PlausibleDeleteCustomPropJSONRequestBody defines body for PlausibleDeleteCustomProp for application/json ContentType.
+type PlausibleDeleteCustomPropJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteCustomPropFormdataRequestBody defines body for PlausibleDeleteCustomProp for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteCustomPropFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleGoalJSONRequestBody defines body for PlausibleGoal for application/json ContentType.
+type PlausibleGoalJSONRequestBody = PlausibleGoalRequest
+
+// PlausibleGoalFormdataRequestBody defines body for PlausibleGoal for application/x-www-form-urlencoded ContentType.
+type PlausibleGoalFormdataRequestBody = PlausibleGoalRequest
+
+// PlausibleDeleteGoalJSONRequestBody defines body for PlausibleDeleteGoal for application/json ContentType.
+type PlausibleDeleteGoalJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteGoalFormdataRequestBody defines body for PlausibleDeleteGoal for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteGoalFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleGuestJSONRequestBody defines body for PlausibleGuest for application/json ContentType.
+type PlausibleGuestJSONRequestBody = PlausibleGuestRequest
+
+// PlausibleGuestFormdataRequestBody defines body for PlausibleGuest for application/x-www-form-urlencoded ContentType.
+type PlausibleGuestFormdataRequestBody = PlausibleGuestRequest
+
+// PlausibleDeleteGuestJSONRequestBody defines body for PlausibleDeleteGuest for application/json ContentType.
+type PlausibleDeleteGuestJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteGuestFormdataRequestBody defines body for PlausibleDeleteGuest for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteGuestFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleSharedLinkJSONRequestBody defines body for PlausibleSharedLink for application/json ContentType.
+type PlausibleSharedLinkJSONRequestBody = PlausibleSharedLinkRequest
+
+// PlausibleSharedLinkFormdataRequestBody defines body for PlausibleSharedLink for application/x-www-form-urlencoded ContentType.
+type PlausibleSharedLinkFormdataRequestBody = PlausibleSharedLinkRequest
+
+// PlausibleUpdateSiteJSONRequestBody defines body for PlausibleUpdateSite for application/json ContentType.
+type PlausibleUpdateSiteJSONRequestBody = PlausibleSiteUpdate
+
+// PlausibleUpdateSiteFormdataRequestBody defines body for PlausibleUpdateSite for application/x-www-form-urlencoded ContentType.
+type PlausibleUpdateSiteFormdataRequestBody = PlausibleSiteUpdate
 
 // StoreWebsiteFormdataRequestBody defines body for StoreWebsite for application/x-www-form-urlencoded ContentType.
 type StoreWebsiteFormdataRequestBody = WebsiteStoreForm
@@ -3876,6 +4263,343 @@ type ClientInterface interface {
 	//
 	// Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
 	HeadOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleListSites The sites a key's user can read (Plausible Sites API)
+	//
+	// Plausible's Sites API: the websites the key's user owns or is a member of, newest
+	// first, as `{"sites": [{"domain", "timezone"}], "meta": {"after", "before", "limit"}}`.
+	// `after` and `before` are the cursors of `meta` (null: no page that way); `limit` is
+	// 1 to 1,000 (default 100). Every refusal answers `{"error": "<one sentence>"}`: 400 for
+	// a bad parameter, 401 for a missing or bad key, 403 for a `stats:read` key.
+	// docs/plausible-sites.md.
+	//
+	// Corresponds with GET /api/v1/sites (the `PlausibleListSites` operationId).
+	PlausibleListSites(ctx context.Context, params *PlausibleListSitesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleCreateSiteWithBody Create a site (Plausible Sites API)
+	//
+	// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+	// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+	// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+	// been taken"}` and the like. The body is JSON or a form.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+	PlausibleCreateSiteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleCreateSite Create a site (Plausible Sites API)
+	//
+	// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+	// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+	// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+	// been taken"}` and the like. The body is JSON or a form.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+	PlausibleCreateSite(ctx context.Context, body PlausibleCreateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleCreateSiteWithFormdataBody Create a site (Plausible Sites API)
+	//
+	// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+	// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+	// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+	// been taken"}` and the like. The body is JSON or a form.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+	PlausibleCreateSiteWithFormdataBody(ctx context.Context, body PlausibleCreateSiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleListCustomProps A site's custom properties (Plausible Sites API)
+	//
+	// The custom property keys declared for `site_id` (any role), as `{"custom_properties": [{"property": "author"}]}`.
+	//
+	// Corresponds with GET /api/v1/sites/custom-props (the `PlausibleListCustomProps` operationId).
+	PlausibleListCustomProps(ctx context.Context, params *PlausibleListCustomPropsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleCustomPropWithBody Declare a custom property (Plausible Sites API)
+	//
+	// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+	PlausibleCustomPropWithBody(ctx context.Context, params *PlausibleCustomPropParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleCustomProp Declare a custom property (Plausible Sites API)
+	//
+	// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+	PlausibleCustomProp(ctx context.Context, params *PlausibleCustomPropParams, body PlausibleCustomPropJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleCustomPropWithFormdataBody Declare a custom property (Plausible Sites API)
+	//
+	// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+	PlausibleCustomPropWithFormdataBody(ctx context.Context, params *PlausibleCustomPropParams, body PlausibleCustomPropFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteCustomPropWithBody Remove a custom property (Plausible Sites API)
+	//
+	// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+	PlausibleDeleteCustomPropWithBody(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteCustomProp Remove a custom property (Plausible Sites API)
+	//
+	// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+	PlausibleDeleteCustomProp(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteCustomPropWithFormdataBody Remove a custom property (Plausible Sites API)
+	//
+	// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+	PlausibleDeleteCustomPropWithFormdataBody(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleListGoals A site's goals (Plausible Sites API)
+	//
+	// The goals of `site_id`, newest first, paged as the sites are (any role).
+	//
+	// Corresponds with GET /api/v1/sites/goals (the `PlausibleListGoals` operationId).
+	PlausibleListGoals(ctx context.Context, params *PlausibleListGoalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleGoalWithBody Find or create a goal (Plausible Sites API)
+	//
+	// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+	// `page_path`, made when there is none (editor or more), under the rules of `POST
+	// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+	// and the path.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+	PlausibleGoalWithBody(ctx context.Context, params *PlausibleGoalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleGoal Find or create a goal (Plausible Sites API)
+	//
+	// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+	// `page_path`, made when there is none (editor or more), under the rules of `POST
+	// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+	// and the path.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+	PlausibleGoal(ctx context.Context, params *PlausibleGoalParams, body PlausibleGoalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleGoalWithFormdataBody Find or create a goal (Plausible Sites API)
+	//
+	// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+	// `page_path`, made when there is none (editor or more), under the rules of `POST
+	// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+	// and the path.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+	PlausibleGoalWithFormdataBody(ctx context.Context, params *PlausibleGoalParams, body PlausibleGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteGoalWithBody Delete a goal (Plausible Sites API)
+	//
+	// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+	PlausibleDeleteGoalWithBody(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteGoal Delete a goal (Plausible Sites API)
+	//
+	// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+	PlausibleDeleteGoal(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteGoalWithFormdataBody Delete a goal (Plausible Sites API)
+	//
+	// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+	PlausibleDeleteGoalWithFormdataBody(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleListGuests A site's guests (Plausible Sites API)
+	//
+	// The members of `site_id` (`status: accepted`) and its pending invitations (`status:
+	// invited`), newest first, paged as the sites are (any role). An `admin` member is
+	// listed with that role, which Plausible's guests do not have.
+	//
+	// Corresponds with GET /api/v1/sites/guests (the `PlausibleListGuests` operationId).
+	PlausibleListGuests(ctx context.Context, params *PlausibleListGuestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleGuestWithBody Find or invite a guest (Plausible Sites API)
+	//
+	// The member or pending invitation of `email` on `site_id`, else a new invitation with
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+	PlausibleGuestWithBody(ctx context.Context, params *PlausibleGuestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleGuest Find or invite a guest (Plausible Sites API)
+	//
+	// The member or pending invitation of `email` on `site_id`, else a new invitation with
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+	PlausibleGuest(ctx context.Context, params *PlausibleGuestParams, body PlausibleGuestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleGuestWithFormdataBody Find or invite a guest (Plausible Sites API)
+	//
+	// The member or pending invitation of `email` on `site_id`, else a new invitation with
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+	PlausibleGuestWithFormdataBody(ctx context.Context, params *PlausibleGuestParams, body PlausibleGuestFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteGuestWithBody Remove a guest (Plausible Sites API)
+	//
+	// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+	PlausibleDeleteGuestWithBody(ctx context.Context, email string, params *PlausibleDeleteGuestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteGuest Remove a guest (Plausible Sites API)
+	//
+	// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+	PlausibleDeleteGuest(ctx context.Context, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteGuestWithFormdataBody Remove a guest (Plausible Sites API)
+	//
+	// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+	PlausibleDeleteGuestWithFormdataBody(ctx context.Context, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleSharedLinkWithBody Find or create a shared link by name (Plausible Sites API)
+	//
+	// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+	// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+	// was shown once and is not stored (docs/teams.md): such a name answers 400.
+	// docs/plausible-sites.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+	PlausibleSharedLinkWithBody(ctx context.Context, params *PlausibleSharedLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleSharedLink Find or create a shared link by name (Plausible Sites API)
+	//
+	// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+	// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+	// was shown once and is not stored (docs/teams.md): such a name answers 400.
+	// docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+	PlausibleSharedLink(ctx context.Context, params *PlausibleSharedLinkParams, body PlausibleSharedLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleSharedLinkWithFormdataBody Find or create a shared link by name (Plausible Sites API)
+	//
+	// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+	// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+	// was shown once and is not stored (docs/teams.md): such a name answers 400.
+	// docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+	PlausibleSharedLinkWithFormdataBody(ctx context.Context, params *PlausibleSharedLinkParams, body PlausibleSharedLinkFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleDeleteSite Delete a site (Plausible Sites API)
+	//
+	// Deletes the website and all of its stats, as `DELETE /api/v1/websites/{id}` (owner only).
+	//
+	// Corresponds with DELETE /api/v1/sites/{site_id} (the `PlausibleDeleteSite` operationId).
+	PlausibleDeleteSite(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleGetSite A site (Plausible Sites API)
+	//
+	// The site (any role), with its declared custom properties; 404 `{"error": "Site could not be found"}` for an unknown domain and one the key's user has no role on.
+	//
+	// Corresponds with GET /api/v1/sites/{site_id} (the `PlausibleGetSite` operationId).
+	PlausibleGetSite(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleUpdateSiteWithBody Change a site (Plausible Sites API)
+	//
+	// Plausible's update changes the domain; here a website's domain never changes (the
+	// tracker finds a website by it and its stats are counted under it), so `domain` is
+	// accepted only when it is the site's own (normalised): any other answers 400.
+	// Editor or more.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+	PlausibleUpdateSiteWithBody(ctx context.Context, siteId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleUpdateSite Change a site (Plausible Sites API)
+	//
+	// Plausible's update changes the domain; here a website's domain never changes (the
+	// tracker finds a website by it and its stats are counted under it), so `domain` is
+	// accepted only when it is the site's own (normalised): any other answers 400.
+	// Editor or more.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+	PlausibleUpdateSite(ctx context.Context, siteId string, body PlausibleUpdateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleUpdateSiteWithFormdataBody Change a site (Plausible Sites API)
+	//
+	// Plausible's update changes the domain; here a website's domain never changes (the
+	// tracker finds a website by it and its stats are counted under it), so `domain` is
+	// accepted only when it is the site's own (normalised): any other answers 400.
+	// Editor or more.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+	PlausibleUpdateSiteWithFormdataBody(ctx context.Context, siteId string, body PlausibleUpdateSiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
 	//
@@ -4832,6 +5556,673 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
 func (c *Client) HeadOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHeadOpenAPIRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleListSites The sites a key's user can read (Plausible Sites API)
+//
+// Plausible's Sites API: the websites the key's user owns or is a member of, newest
+// first, as `{"sites": [{"domain", "timezone"}], "meta": {"after", "before", "limit"}}`.
+// `after` and `before` are the cursors of `meta` (null: no page that way); `limit` is
+// 1 to 1,000 (default 100). Every refusal answers `{"error": "<one sentence>"}`: 400 for
+// a bad parameter, 401 for a missing or bad key, 403 for a `stats:read` key.
+// docs/plausible-sites.md.
+//
+// Corresponds with GET /api/v1/sites (the `PlausibleListSites` operationId).
+func (c *Client) PlausibleListSites(ctx context.Context, params *PlausibleListSitesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleListSitesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleCreateSiteWithBody Create a site (Plausible Sites API)
+//
+// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+// been taken"}` and the like. The body is JSON or a form.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+func (c *Client) PlausibleCreateSiteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleCreateSiteRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleCreateSite Create a site (Plausible Sites API)
+//
+// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+// been taken"}` and the like. The body is JSON or a form.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+func (c *Client) PlausibleCreateSite(ctx context.Context, body PlausibleCreateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleCreateSiteRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleCreateSiteWithFormdataBody Create a site (Plausible Sites API)
+//
+// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+// been taken"}` and the like. The body is JSON or a form.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+func (c *Client) PlausibleCreateSiteWithFormdataBody(ctx context.Context, body PlausibleCreateSiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleCreateSiteRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleListCustomProps A site's custom properties (Plausible Sites API)
+//
+// The custom property keys declared for `site_id` (any role), as `{"custom_properties": [{"property": "author"}]}`.
+//
+// Corresponds with GET /api/v1/sites/custom-props (the `PlausibleListCustomProps` operationId).
+func (c *Client) PlausibleListCustomProps(ctx context.Context, params *PlausibleListCustomPropsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleListCustomPropsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleCustomPropWithBody Declare a custom property (Plausible Sites API)
+//
+// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+func (c *Client) PlausibleCustomPropWithBody(ctx context.Context, params *PlausibleCustomPropParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleCustomPropRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleCustomProp Declare a custom property (Plausible Sites API)
+//
+// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+func (c *Client) PlausibleCustomProp(ctx context.Context, params *PlausibleCustomPropParams, body PlausibleCustomPropJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleCustomPropRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleCustomPropWithFormdataBody Declare a custom property (Plausible Sites API)
+//
+// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+func (c *Client) PlausibleCustomPropWithFormdataBody(ctx context.Context, params *PlausibleCustomPropParams, body PlausibleCustomPropFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleCustomPropRequestWithFormdataBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteCustomPropWithBody Remove a custom property (Plausible Sites API)
+//
+// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+func (c *Client) PlausibleDeleteCustomPropWithBody(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteCustomPropRequestWithBody(c.Server, property, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteCustomProp Remove a custom property (Plausible Sites API)
+//
+// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+func (c *Client) PlausibleDeleteCustomProp(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteCustomPropRequest(c.Server, property, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteCustomPropWithFormdataBody Remove a custom property (Plausible Sites API)
+//
+// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+func (c *Client) PlausibleDeleteCustomPropWithFormdataBody(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteCustomPropRequestWithFormdataBody(c.Server, property, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleListGoals A site's goals (Plausible Sites API)
+//
+// The goals of `site_id`, newest first, paged as the sites are (any role).
+//
+// Corresponds with GET /api/v1/sites/goals (the `PlausibleListGoals` operationId).
+func (c *Client) PlausibleListGoals(ctx context.Context, params *PlausibleListGoalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleListGoalsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleGoalWithBody Find or create a goal (Plausible Sites API)
+//
+// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+// `page_path`, made when there is none (editor or more), under the rules of `POST
+// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+// and the path.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+func (c *Client) PlausibleGoalWithBody(ctx context.Context, params *PlausibleGoalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleGoalRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleGoal Find or create a goal (Plausible Sites API)
+//
+// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+// `page_path`, made when there is none (editor or more), under the rules of `POST
+// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+// and the path.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+func (c *Client) PlausibleGoal(ctx context.Context, params *PlausibleGoalParams, body PlausibleGoalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleGoalRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleGoalWithFormdataBody Find or create a goal (Plausible Sites API)
+//
+// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+// `page_path`, made when there is none (editor or more), under the rules of `POST
+// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+// and the path.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+func (c *Client) PlausibleGoalWithFormdataBody(ctx context.Context, params *PlausibleGoalParams, body PlausibleGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleGoalRequestWithFormdataBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteGoalWithBody Delete a goal (Plausible Sites API)
+//
+// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+func (c *Client) PlausibleDeleteGoalWithBody(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteGoalRequestWithBody(c.Server, goalId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteGoal Delete a goal (Plausible Sites API)
+//
+// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+func (c *Client) PlausibleDeleteGoal(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteGoalRequest(c.Server, goalId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteGoalWithFormdataBody Delete a goal (Plausible Sites API)
+//
+// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+func (c *Client) PlausibleDeleteGoalWithFormdataBody(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteGoalRequestWithFormdataBody(c.Server, goalId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleListGuests A site's guests (Plausible Sites API)
+//
+// The members of `site_id` (`status: accepted`) and its pending invitations (`status:
+// invited`), newest first, paged as the sites are (any role). An `admin` member is
+// listed with that role, which Plausible's guests do not have.
+//
+// Corresponds with GET /api/v1/sites/guests (the `PlausibleListGuests` operationId).
+func (c *Client) PlausibleListGuests(ctx context.Context, params *PlausibleListGuestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleListGuestsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleGuestWithBody Find or invite a guest (Plausible Sites API)
+//
+// The member or pending invitation of `email` on `site_id`, else a new invitation with
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+func (c *Client) PlausibleGuestWithBody(ctx context.Context, params *PlausibleGuestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleGuestRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleGuest Find or invite a guest (Plausible Sites API)
+//
+// The member or pending invitation of `email` on `site_id`, else a new invitation with
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+func (c *Client) PlausibleGuest(ctx context.Context, params *PlausibleGuestParams, body PlausibleGuestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleGuestRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleGuestWithFormdataBody Find or invite a guest (Plausible Sites API)
+//
+// The member or pending invitation of `email` on `site_id`, else a new invitation with
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+func (c *Client) PlausibleGuestWithFormdataBody(ctx context.Context, params *PlausibleGuestParams, body PlausibleGuestFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleGuestRequestWithFormdataBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteGuestWithBody Remove a guest (Plausible Sites API)
+//
+// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+func (c *Client) PlausibleDeleteGuestWithBody(ctx context.Context, email string, params *PlausibleDeleteGuestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteGuestRequestWithBody(c.Server, email, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteGuest Remove a guest (Plausible Sites API)
+//
+// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+func (c *Client) PlausibleDeleteGuest(ctx context.Context, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteGuestRequest(c.Server, email, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteGuestWithFormdataBody Remove a guest (Plausible Sites API)
+//
+// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+func (c *Client) PlausibleDeleteGuestWithFormdataBody(ctx context.Context, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteGuestRequestWithFormdataBody(c.Server, email, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleSharedLinkWithBody Find or create a shared link by name (Plausible Sites API)
+//
+// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+// was shown once and is not stored (docs/teams.md): such a name answers 400.
+// docs/plausible-sites.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+func (c *Client) PlausibleSharedLinkWithBody(ctx context.Context, params *PlausibleSharedLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleSharedLinkRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleSharedLink Find or create a shared link by name (Plausible Sites API)
+//
+// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+// was shown once and is not stored (docs/teams.md): such a name answers 400.
+// docs/plausible-sites.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+func (c *Client) PlausibleSharedLink(ctx context.Context, params *PlausibleSharedLinkParams, body PlausibleSharedLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleSharedLinkRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleSharedLinkWithFormdataBody Find or create a shared link by name (Plausible Sites API)
+//
+// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+// was shown once and is not stored (docs/teams.md): such a name answers 400.
+// docs/plausible-sites.md.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+func (c *Client) PlausibleSharedLinkWithFormdataBody(ctx context.Context, params *PlausibleSharedLinkParams, body PlausibleSharedLinkFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleSharedLinkRequestWithFormdataBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleDeleteSite Delete a site (Plausible Sites API)
+//
+// Deletes the website and all of its stats, as `DELETE /api/v1/websites/{id}` (owner only).
+//
+// Corresponds with DELETE /api/v1/sites/{site_id} (the `PlausibleDeleteSite` operationId).
+func (c *Client) PlausibleDeleteSite(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleDeleteSiteRequest(c.Server, siteId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleGetSite A site (Plausible Sites API)
+//
+// The site (any role), with its declared custom properties; 404 `{"error": "Site could not be found"}` for an unknown domain and one the key's user has no role on.
+//
+// Corresponds with GET /api/v1/sites/{site_id} (the `PlausibleGetSite` operationId).
+func (c *Client) PlausibleGetSite(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleGetSiteRequest(c.Server, siteId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleUpdateSiteWithBody Change a site (Plausible Sites API)
+//
+// Plausible's update changes the domain; here a website's domain never changes (the
+// tracker finds a website by it and its stats are counted under it), so `domain` is
+// accepted only when it is the site's own (normalised): any other answers 400.
+// Editor or more.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+func (c *Client) PlausibleUpdateSiteWithBody(ctx context.Context, siteId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleUpdateSiteRequestWithBody(c.Server, siteId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleUpdateSite Change a site (Plausible Sites API)
+//
+// Plausible's update changes the domain; here a website's domain never changes (the
+// tracker finds a website by it and its stats are counted under it), so `domain` is
+// accepted only when it is the site's own (normalised): any other answers 400.
+// Editor or more.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+func (c *Client) PlausibleUpdateSite(ctx context.Context, siteId string, body PlausibleUpdateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleUpdateSiteRequest(c.Server, siteId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleUpdateSiteWithFormdataBody Change a site (Plausible Sites API)
+//
+// Plausible's update changes the domain; here a website's domain never changes (the
+// tracker finds a website by it and its stats are counted under it), so `domain` is
+// accepted only when it is the site's own (normalised): any other answers 400.
+// Editor or more.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+func (c *Client) PlausibleUpdateSiteWithFormdataBody(ctx context.Context, siteId string, body PlausibleUpdateSiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleUpdateSiteRequestWithFormdataBody(c.Server, siteId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6396,6 +7787,1050 @@ func NewHeadOpenAPIRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewPlausibleListSitesRequest constructs an http.Request for the PlausibleListSites method
+func NewPlausibleListSitesRequest(server string, params *PlausibleListSitesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleCreateSiteRequest calls the generic PlausibleCreateSite builder with application/json body
+func NewPlausibleCreateSiteRequest(server string, body PlausibleCreateSiteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleCreateSiteRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPlausibleCreateSiteRequestWithFormdataBody calls the generic PlausibleCreateSite builder with application/x-www-form-urlencoded body
+func NewPlausibleCreateSiteRequestWithFormdataBody(server string, body PlausibleCreateSiteFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleCreateSiteRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleCreateSiteRequestWithBody constructs an http.Request for the PlausibleCreateSite method, with any body, and a specified content type
+func NewPlausibleCreateSiteRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPlausibleListCustomPropsRequest constructs an http.Request for the PlausibleListCustomProps method
+func NewPlausibleListCustomPropsRequest(server string, params *PlausibleListCustomPropsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/custom-props")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleCustomPropRequest calls the generic PlausibleCustomProp builder with application/json body
+func NewPlausibleCustomPropRequest(server string, params *PlausibleCustomPropParams, body PlausibleCustomPropJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleCustomPropRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPlausibleCustomPropRequestWithFormdataBody calls the generic PlausibleCustomProp builder with application/x-www-form-urlencoded body
+func NewPlausibleCustomPropRequestWithFormdataBody(server string, params *PlausibleCustomPropParams, body PlausibleCustomPropFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleCustomPropRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleCustomPropRequestWithBody constructs an http.Request for the PlausibleCustomProp method, with any body, and a specified content type
+func NewPlausibleCustomPropRequestWithBody(server string, params *PlausibleCustomPropParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/custom-props")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SiteId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPlausibleDeleteCustomPropRequest calls the generic PlausibleDeleteCustomProp builder with application/json body
+func NewPlausibleDeleteCustomPropRequest(server string, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleDeleteCustomPropRequestWithBody(server, property, params, "application/json", bodyReader)
+}
+
+// NewPlausibleDeleteCustomPropRequestWithFormdataBody calls the generic PlausibleDeleteCustomProp builder with application/x-www-form-urlencoded body
+func NewPlausibleDeleteCustomPropRequestWithFormdataBody(server string, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleDeleteCustomPropRequestWithBody(server, property, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleDeleteCustomPropRequestWithBody constructs an http.Request for the PlausibleDeleteCustomProp method, with any body, and a specified content type
+func NewPlausibleDeleteCustomPropRequestWithBody(server string, property string, params *PlausibleDeleteCustomPropParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "property", property, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/custom-props/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SiteId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPlausibleListGoalsRequest constructs an http.Request for the PlausibleListGoals method
+func NewPlausibleListGoalsRequest(server string, params *PlausibleListGoalsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/goals")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleGoalRequest calls the generic PlausibleGoal builder with application/json body
+func NewPlausibleGoalRequest(server string, params *PlausibleGoalParams, body PlausibleGoalJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleGoalRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPlausibleGoalRequestWithFormdataBody calls the generic PlausibleGoal builder with application/x-www-form-urlencoded body
+func NewPlausibleGoalRequestWithFormdataBody(server string, params *PlausibleGoalParams, body PlausibleGoalFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleGoalRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleGoalRequestWithBody constructs an http.Request for the PlausibleGoal method, with any body, and a specified content type
+func NewPlausibleGoalRequestWithBody(server string, params *PlausibleGoalParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/goals")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SiteId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPlausibleDeleteGoalRequest calls the generic PlausibleDeleteGoal builder with application/json body
+func NewPlausibleDeleteGoalRequest(server string, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleDeleteGoalRequestWithBody(server, goalId, params, "application/json", bodyReader)
+}
+
+// NewPlausibleDeleteGoalRequestWithFormdataBody calls the generic PlausibleDeleteGoal builder with application/x-www-form-urlencoded body
+func NewPlausibleDeleteGoalRequestWithFormdataBody(server string, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleDeleteGoalRequestWithBody(server, goalId, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleDeleteGoalRequestWithBody constructs an http.Request for the PlausibleDeleteGoal method, with any body, and a specified content type
+func NewPlausibleDeleteGoalRequestWithBody(server string, goalId string, params *PlausibleDeleteGoalParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "goal_id", goalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/goals/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SiteId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPlausibleListGuestsRequest constructs an http.Request for the PlausibleListGuests method
+func NewPlausibleListGuestsRequest(server string, params *PlausibleListGuestsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/guests")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleGuestRequest calls the generic PlausibleGuest builder with application/json body
+func NewPlausibleGuestRequest(server string, params *PlausibleGuestParams, body PlausibleGuestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleGuestRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPlausibleGuestRequestWithFormdataBody calls the generic PlausibleGuest builder with application/x-www-form-urlencoded body
+func NewPlausibleGuestRequestWithFormdataBody(server string, params *PlausibleGuestParams, body PlausibleGuestFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleGuestRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleGuestRequestWithBody constructs an http.Request for the PlausibleGuest method, with any body, and a specified content type
+func NewPlausibleGuestRequestWithBody(server string, params *PlausibleGuestParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/guests")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SiteId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPlausibleDeleteGuestRequest calls the generic PlausibleDeleteGuest builder with application/json body
+func NewPlausibleDeleteGuestRequest(server string, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleDeleteGuestRequestWithBody(server, email, params, "application/json", bodyReader)
+}
+
+// NewPlausibleDeleteGuestRequestWithFormdataBody calls the generic PlausibleDeleteGuest builder with application/x-www-form-urlencoded body
+func NewPlausibleDeleteGuestRequestWithFormdataBody(server string, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleDeleteGuestRequestWithBody(server, email, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleDeleteGuestRequestWithBody constructs an http.Request for the PlausibleDeleteGuest method, with any body, and a specified content type
+func NewPlausibleDeleteGuestRequestWithBody(server string, email string, params *PlausibleDeleteGuestParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "email", email, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/guests/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SiteId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPlausibleSharedLinkRequest calls the generic PlausibleSharedLink builder with application/json body
+func NewPlausibleSharedLinkRequest(server string, params *PlausibleSharedLinkParams, body PlausibleSharedLinkJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleSharedLinkRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPlausibleSharedLinkRequestWithFormdataBody calls the generic PlausibleSharedLink builder with application/x-www-form-urlencoded body
+func NewPlausibleSharedLinkRequestWithFormdataBody(server string, params *PlausibleSharedLinkParams, body PlausibleSharedLinkFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleSharedLinkRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleSharedLinkRequestWithBody constructs an http.Request for the PlausibleSharedLink method, with any body, and a specified content type
+func NewPlausibleSharedLinkRequestWithBody(server string, params *PlausibleSharedLinkParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/shared-links")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SiteId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPlausibleDeleteSiteRequest constructs an http.Request for the PlausibleDeleteSite method
+func NewPlausibleDeleteSiteRequest(server string, siteId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "site_id", siteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleGetSiteRequest constructs an http.Request for the PlausibleGetSite method
+func NewPlausibleGetSiteRequest(server string, siteId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "site_id", siteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleUpdateSiteRequest calls the generic PlausibleUpdateSite builder with application/json body
+func NewPlausibleUpdateSiteRequest(server string, siteId string, body PlausibleUpdateSiteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlausibleUpdateSiteRequestWithBody(server, siteId, "application/json", bodyReader)
+}
+
+// NewPlausibleUpdateSiteRequestWithFormdataBody calls the generic PlausibleUpdateSite builder with application/x-www-form-urlencoded body
+func NewPlausibleUpdateSiteRequestWithFormdataBody(server string, siteId string, body PlausibleUpdateSiteFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewPlausibleUpdateSiteRequestWithBody(server, siteId, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewPlausibleUpdateSiteRequestWithBody constructs an http.Request for the PlausibleUpdateSite method, with any body, and a specified content type
+func NewPlausibleUpdateSiteRequestWithBody(server string, siteId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "site_id", siteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sites/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -9965,6 +12400,355 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
 	HeadOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadOpenAPIResponse, error)
 
+	// PlausibleListSitesWithResponse The sites a key's user can read (Plausible Sites API)
+	//
+	// Plausible's Sites API: the websites the key's user owns or is a member of, newest
+	// first, as `{"sites": [{"domain", "timezone"}], "meta": {"after", "before", "limit"}}`.
+	// `after` and `before` are the cursors of `meta` (null: no page that way); `limit` is
+	// 1 to 1,000 (default 100). Every refusal answers `{"error": "<one sentence>"}`: 400 for
+	// a bad parameter, 401 for a missing or bad key, 403 for a `stats:read` key.
+	// docs/plausible-sites.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/sites (the `PlausibleListSites` operationId).
+	PlausibleListSitesWithResponse(ctx context.Context, params *PlausibleListSitesParams, reqEditors ...RequestEditorFn) (*PlausibleListSitesResponse, error)
+
+	// PlausibleCreateSiteWithBodyWithResponse Create a site (Plausible Sites API)
+	//
+	// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+	// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+	// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+	// been taken"}` and the like. The body is JSON or a form.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+	PlausibleCreateSiteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleCreateSiteResponse, error)
+
+	// PlausibleCreateSiteWithResponse Create a site (Plausible Sites API)
+	//
+	// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+	// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+	// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+	// been taken"}` and the like. The body is JSON or a form.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+	PlausibleCreateSiteWithResponse(ctx context.Context, body PlausibleCreateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleCreateSiteResponse, error)
+
+	// PlausibleCreateSiteWithFormdataBodyWithResponse Create a site (Plausible Sites API)
+	//
+	// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+	// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+	// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+	// been taken"}` and the like. The body is JSON or a form.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+	PlausibleCreateSiteWithFormdataBodyWithResponse(ctx context.Context, body PlausibleCreateSiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleCreateSiteResponse, error)
+
+	// PlausibleListCustomPropsWithResponse A site's custom properties (Plausible Sites API)
+	//
+	// The custom property keys declared for `site_id` (any role), as `{"custom_properties": [{"property": "author"}]}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/sites/custom-props (the `PlausibleListCustomProps` operationId).
+	PlausibleListCustomPropsWithResponse(ctx context.Context, params *PlausibleListCustomPropsParams, reqEditors ...RequestEditorFn) (*PlausibleListCustomPropsResponse, error)
+
+	// PlausibleCustomPropWithBodyWithResponse Declare a custom property (Plausible Sites API)
+	//
+	// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+	PlausibleCustomPropWithBodyWithResponse(ctx context.Context, params *PlausibleCustomPropParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleCustomPropResponse, error)
+
+	// PlausibleCustomPropWithResponse Declare a custom property (Plausible Sites API)
+	//
+	// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+	PlausibleCustomPropWithResponse(ctx context.Context, params *PlausibleCustomPropParams, body PlausibleCustomPropJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleCustomPropResponse, error)
+
+	// PlausibleCustomPropWithFormdataBodyWithResponse Declare a custom property (Plausible Sites API)
+	//
+	// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+	PlausibleCustomPropWithFormdataBodyWithResponse(ctx context.Context, params *PlausibleCustomPropParams, body PlausibleCustomPropFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleCustomPropResponse, error)
+
+	// PlausibleDeleteCustomPropWithBodyWithResponse Remove a custom property (Plausible Sites API)
+	//
+	// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+	PlausibleDeleteCustomPropWithBodyWithResponse(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleDeleteCustomPropResponse, error)
+
+	// PlausibleDeleteCustomPropWithResponse Remove a custom property (Plausible Sites API)
+	//
+	// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+	PlausibleDeleteCustomPropWithResponse(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteCustomPropResponse, error)
+
+	// PlausibleDeleteCustomPropWithFormdataBodyWithResponse Remove a custom property (Plausible Sites API)
+	//
+	// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+	PlausibleDeleteCustomPropWithFormdataBodyWithResponse(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteCustomPropResponse, error)
+
+	// PlausibleListGoalsWithResponse A site's goals (Plausible Sites API)
+	//
+	// The goals of `site_id`, newest first, paged as the sites are (any role).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/sites/goals (the `PlausibleListGoals` operationId).
+	PlausibleListGoalsWithResponse(ctx context.Context, params *PlausibleListGoalsParams, reqEditors ...RequestEditorFn) (*PlausibleListGoalsResponse, error)
+
+	// PlausibleGoalWithBodyWithResponse Find or create a goal (Plausible Sites API)
+	//
+	// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+	// `page_path`, made when there is none (editor or more), under the rules of `POST
+	// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+	// and the path.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+	PlausibleGoalWithBodyWithResponse(ctx context.Context, params *PlausibleGoalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleGoalResponse, error)
+
+	// PlausibleGoalWithResponse Find or create a goal (Plausible Sites API)
+	//
+	// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+	// `page_path`, made when there is none (editor or more), under the rules of `POST
+	// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+	// and the path.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+	PlausibleGoalWithResponse(ctx context.Context, params *PlausibleGoalParams, body PlausibleGoalJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleGoalResponse, error)
+
+	// PlausibleGoalWithFormdataBodyWithResponse Find or create a goal (Plausible Sites API)
+	//
+	// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+	// `page_path`, made when there is none (editor or more), under the rules of `POST
+	// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+	// and the path.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+	PlausibleGoalWithFormdataBodyWithResponse(ctx context.Context, params *PlausibleGoalParams, body PlausibleGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleGoalResponse, error)
+
+	// PlausibleDeleteGoalWithBodyWithResponse Delete a goal (Plausible Sites API)
+	//
+	// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+	PlausibleDeleteGoalWithBodyWithResponse(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleDeleteGoalResponse, error)
+
+	// PlausibleDeleteGoalWithResponse Delete a goal (Plausible Sites API)
+	//
+	// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+	PlausibleDeleteGoalWithResponse(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteGoalResponse, error)
+
+	// PlausibleDeleteGoalWithFormdataBodyWithResponse Delete a goal (Plausible Sites API)
+	//
+	// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+	PlausibleDeleteGoalWithFormdataBodyWithResponse(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteGoalResponse, error)
+
+	// PlausibleListGuestsWithResponse A site's guests (Plausible Sites API)
+	//
+	// The members of `site_id` (`status: accepted`) and its pending invitations (`status:
+	// invited`), newest first, paged as the sites are (any role). An `admin` member is
+	// listed with that role, which Plausible's guests do not have.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/sites/guests (the `PlausibleListGuests` operationId).
+	PlausibleListGuestsWithResponse(ctx context.Context, params *PlausibleListGuestsParams, reqEditors ...RequestEditorFn) (*PlausibleListGuestsResponse, error)
+
+	// PlausibleGuestWithBodyWithResponse Find or invite a guest (Plausible Sites API)
+	//
+	// The member or pending invitation of `email` on `site_id`, else a new invitation with
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+	PlausibleGuestWithBodyWithResponse(ctx context.Context, params *PlausibleGuestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleGuestResponse, error)
+
+	// PlausibleGuestWithResponse Find or invite a guest (Plausible Sites API)
+	//
+	// The member or pending invitation of `email` on `site_id`, else a new invitation with
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+	PlausibleGuestWithResponse(ctx context.Context, params *PlausibleGuestParams, body PlausibleGuestJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleGuestResponse, error)
+
+	// PlausibleGuestWithFormdataBodyWithResponse Find or invite a guest (Plausible Sites API)
+	//
+	// The member or pending invitation of `email` on `site_id`, else a new invitation with
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+	PlausibleGuestWithFormdataBodyWithResponse(ctx context.Context, params *PlausibleGuestParams, body PlausibleGuestFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleGuestResponse, error)
+
+	// PlausibleDeleteGuestWithBodyWithResponse Remove a guest (Plausible Sites API)
+	//
+	// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+	PlausibleDeleteGuestWithBodyWithResponse(ctx context.Context, email string, params *PlausibleDeleteGuestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleDeleteGuestResponse, error)
+
+	// PlausibleDeleteGuestWithResponse Remove a guest (Plausible Sites API)
+	//
+	// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+	PlausibleDeleteGuestWithResponse(ctx context.Context, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteGuestResponse, error)
+
+	// PlausibleDeleteGuestWithFormdataBodyWithResponse Remove a guest (Plausible Sites API)
+	//
+	// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+	PlausibleDeleteGuestWithFormdataBodyWithResponse(ctx context.Context, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteGuestResponse, error)
+
+	// PlausibleSharedLinkWithBodyWithResponse Find or create a shared link by name (Plausible Sites API)
+	//
+	// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+	// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+	// was shown once and is not stored (docs/teams.md): such a name answers 400.
+	// docs/plausible-sites.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+	PlausibleSharedLinkWithBodyWithResponse(ctx context.Context, params *PlausibleSharedLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleSharedLinkResponse, error)
+
+	// PlausibleSharedLinkWithResponse Find or create a shared link by name (Plausible Sites API)
+	//
+	// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+	// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+	// was shown once and is not stored (docs/teams.md): such a name answers 400.
+	// docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+	PlausibleSharedLinkWithResponse(ctx context.Context, params *PlausibleSharedLinkParams, body PlausibleSharedLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleSharedLinkResponse, error)
+
+	// PlausibleSharedLinkWithFormdataBodyWithResponse Find or create a shared link by name (Plausible Sites API)
+	//
+	// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+	// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+	// was shown once and is not stored (docs/teams.md): such a name answers 400.
+	// docs/plausible-sites.md.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+	PlausibleSharedLinkWithFormdataBodyWithResponse(ctx context.Context, params *PlausibleSharedLinkParams, body PlausibleSharedLinkFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleSharedLinkResponse, error)
+
+	// PlausibleDeleteSiteWithResponse Delete a site (Plausible Sites API)
+	//
+	// Deletes the website and all of its stats, as `DELETE /api/v1/websites/{id}` (owner only).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sites/{site_id} (the `PlausibleDeleteSite` operationId).
+	PlausibleDeleteSiteWithResponse(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*PlausibleDeleteSiteResponse, error)
+
+	// PlausibleGetSiteWithResponse A site (Plausible Sites API)
+	//
+	// The site (any role), with its declared custom properties; 404 `{"error": "Site could not be found"}` for an unknown domain and one the key's user has no role on.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/sites/{site_id} (the `PlausibleGetSite` operationId).
+	PlausibleGetSiteWithResponse(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*PlausibleGetSiteResponse, error)
+
+	// PlausibleUpdateSiteWithBodyWithResponse Change a site (Plausible Sites API)
+	//
+	// Plausible's update changes the domain; here a website's domain never changes (the
+	// tracker finds a website by it and its stats are counted under it), so `domain` is
+	// accepted only when it is the site's own (normalised): any other answers 400.
+	// Editor or more.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+	PlausibleUpdateSiteWithBodyWithResponse(ctx context.Context, siteId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleUpdateSiteResponse, error)
+
+	// PlausibleUpdateSiteWithResponse Change a site (Plausible Sites API)
+	//
+	// Plausible's update changes the domain; here a website's domain never changes (the
+	// tracker finds a website by it and its stats are counted under it), so `domain` is
+	// accepted only when it is the site's own (normalised): any other answers 400.
+	// Editor or more.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+	PlausibleUpdateSiteWithResponse(ctx context.Context, siteId string, body PlausibleUpdateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleUpdateSiteResponse, error)
+
+	// PlausibleUpdateSiteWithFormdataBodyWithResponse Change a site (Plausible Sites API)
+	//
+	// Plausible's update changes the domain; here a website's domain never changes (the
+	// tracker finds a website by it and its stats are counted under it), so `domain` is
+	// accepted only when it is the site's own (normalised): any other answers 400.
+	// Editor or more.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+	PlausibleUpdateSiteWithFormdataBodyWithResponse(ctx context.Context, siteId string, body PlausibleUpdateSiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleUpdateSiteResponse, error)
+
 	// PlausibleAggregateWithResponse Totals of a period (Plausible Stats API v1)
 	//
 	// The metrics of a period as one number each, with `compare=previous_period` also the
@@ -11197,6 +13981,1601 @@ func (r HeadOpenAPIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HeadOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleListSitesResponse401Headers the declared response headers of an HTTP 401 response for PlausibleListSites
+type PlausibleListSitesResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleListSitesResponse429Headers the declared response headers of an HTTP 429 response for PlausibleListSites
+type PlausibleListSitesResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleListSitesResponse500Headers the declared response headers of an HTTP 500 response for PlausibleListSites
+type PlausibleListSitesResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleListSitesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleSiteList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleListSitesResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleListSitesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleListSitesResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleListSitesResponse) GetJSON200() *PlausibleSiteList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleListSitesResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleListSitesResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleListSitesResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleListSitesResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleListSitesResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleListSitesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleListSitesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleListSitesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleListSitesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleCreateSiteResponse401Headers the declared response headers of an HTTP 401 response for PlausibleCreateSite
+type PlausibleCreateSiteResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleCreateSiteResponse429Headers the declared response headers of an HTTP 429 response for PlausibleCreateSite
+type PlausibleCreateSiteResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleCreateSiteResponse500Headers the declared response headers of an HTTP 500 response for PlausibleCreateSite
+type PlausibleCreateSiteResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleCreateSiteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleSite
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleCreateSiteResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleCreateSiteResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleCreateSiteResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleCreateSiteResponse) GetJSON200() *PlausibleSite {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleCreateSiteResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleCreateSiteResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleCreateSiteResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleCreateSiteResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleCreateSiteResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleCreateSiteResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleCreateSiteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleCreateSiteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleCreateSiteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleCreateSiteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleListCustomPropsResponse401Headers the declared response headers of an HTTP 401 response for PlausibleListCustomProps
+type PlausibleListCustomPropsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleListCustomPropsResponse429Headers the declared response headers of an HTTP 429 response for PlausibleListCustomProps
+type PlausibleListCustomPropsResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleListCustomPropsResponse500Headers the declared response headers of an HTTP 500 response for PlausibleListCustomProps
+type PlausibleListCustomPropsResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleListCustomPropsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleCustomPropList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleListCustomPropsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleListCustomPropsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleListCustomPropsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleListCustomPropsResponse) GetJSON200() *PlausibleCustomPropList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleListCustomPropsResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleListCustomPropsResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleListCustomPropsResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleListCustomPropsResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleListCustomPropsResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleListCustomPropsResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleListCustomPropsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleListCustomPropsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleListCustomPropsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleListCustomPropsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleCustomPropResponse401Headers the declared response headers of an HTTP 401 response for PlausibleCustomProp
+type PlausibleCustomPropResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleCustomPropResponse429Headers the declared response headers of an HTTP 429 response for PlausibleCustomProp
+type PlausibleCustomPropResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleCustomPropResponse500Headers the declared response headers of an HTTP 500 response for PlausibleCustomProp
+type PlausibleCustomPropResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleCustomPropResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleCreated
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleCustomPropResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleCustomPropResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleCustomPropResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleCustomPropResponse) GetJSON200() *PlausibleCreated {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleCustomPropResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleCustomPropResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleCustomPropResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleCustomPropResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleCustomPropResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleCustomPropResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleCustomPropResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleCustomPropResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleCustomPropResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleCustomPropResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleCustomPropResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleDeleteCustomPropResponse401Headers the declared response headers of an HTTP 401 response for PlausibleDeleteCustomProp
+type PlausibleDeleteCustomPropResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleDeleteCustomPropResponse429Headers the declared response headers of an HTTP 429 response for PlausibleDeleteCustomProp
+type PlausibleDeleteCustomPropResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleDeleteCustomPropResponse500Headers the declared response headers of an HTTP 500 response for PlausibleDeleteCustomProp
+type PlausibleDeleteCustomPropResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleDeleteCustomPropResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SitesDeleted
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleDeleteCustomPropResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleDeleteCustomPropResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleDeleteCustomPropResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleDeleteCustomPropResponse) GetJSON200() *SitesDeleted {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleDeleteCustomPropResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleDeleteCustomPropResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleDeleteCustomPropResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleDeleteCustomPropResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleDeleteCustomPropResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleDeleteCustomPropResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleDeleteCustomPropResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleDeleteCustomPropResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleDeleteCustomPropResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleDeleteCustomPropResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleDeleteCustomPropResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleListGoalsResponse401Headers the declared response headers of an HTTP 401 response for PlausibleListGoals
+type PlausibleListGoalsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleListGoalsResponse429Headers the declared response headers of an HTTP 429 response for PlausibleListGoals
+type PlausibleListGoalsResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleListGoalsResponse500Headers the declared response headers of an HTTP 500 response for PlausibleListGoals
+type PlausibleListGoalsResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleListGoalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleGoalList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleListGoalsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleListGoalsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleListGoalsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleListGoalsResponse) GetJSON200() *PlausibleGoalList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleListGoalsResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleListGoalsResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleListGoalsResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleListGoalsResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleListGoalsResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleListGoalsResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleListGoalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleListGoalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleListGoalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleListGoalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleGoalResponse401Headers the declared response headers of an HTTP 401 response for PlausibleGoal
+type PlausibleGoalResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleGoalResponse429Headers the declared response headers of an HTTP 429 response for PlausibleGoal
+type PlausibleGoalResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleGoalResponse500Headers the declared response headers of an HTTP 500 response for PlausibleGoal
+type PlausibleGoalResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleGoalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleGoal
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleGoalResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleGoalResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleGoalResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleGoalResponse) GetJSON200() *PlausibleGoal {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleGoalResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleGoalResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleGoalResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleGoalResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleGoalResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleGoalResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleGoalResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleGoalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleGoalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleGoalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleGoalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleDeleteGoalResponse401Headers the declared response headers of an HTTP 401 response for PlausibleDeleteGoal
+type PlausibleDeleteGoalResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleDeleteGoalResponse429Headers the declared response headers of an HTTP 429 response for PlausibleDeleteGoal
+type PlausibleDeleteGoalResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleDeleteGoalResponse500Headers the declared response headers of an HTTP 500 response for PlausibleDeleteGoal
+type PlausibleDeleteGoalResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleDeleteGoalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SitesDeleted
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleDeleteGoalResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleDeleteGoalResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleDeleteGoalResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleDeleteGoalResponse) GetJSON200() *SitesDeleted {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleDeleteGoalResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleDeleteGoalResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleDeleteGoalResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleDeleteGoalResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleDeleteGoalResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleDeleteGoalResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleDeleteGoalResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleDeleteGoalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleDeleteGoalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleDeleteGoalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleDeleteGoalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleListGuestsResponse401Headers the declared response headers of an HTTP 401 response for PlausibleListGuests
+type PlausibleListGuestsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleListGuestsResponse429Headers the declared response headers of an HTTP 429 response for PlausibleListGuests
+type PlausibleListGuestsResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleListGuestsResponse500Headers the declared response headers of an HTTP 500 response for PlausibleListGuests
+type PlausibleListGuestsResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleListGuestsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleGuestList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleListGuestsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleListGuestsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleListGuestsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleListGuestsResponse) GetJSON200() *PlausibleGuestList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleListGuestsResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleListGuestsResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleListGuestsResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleListGuestsResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleListGuestsResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleListGuestsResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleListGuestsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleListGuestsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleListGuestsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleListGuestsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleGuestResponse401Headers the declared response headers of an HTTP 401 response for PlausibleGuest
+type PlausibleGuestResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleGuestResponse429Headers the declared response headers of an HTTP 429 response for PlausibleGuest
+type PlausibleGuestResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleGuestResponse500Headers the declared response headers of an HTTP 500 response for PlausibleGuest
+type PlausibleGuestResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleGuestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleGuest
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleGuestResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleGuestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleGuestResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleGuestResponse) GetJSON200() *PlausibleGuest {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleGuestResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleGuestResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleGuestResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleGuestResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleGuestResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleGuestResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleGuestResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleGuestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleGuestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleGuestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleGuestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleDeleteGuestResponse401Headers the declared response headers of an HTTP 401 response for PlausibleDeleteGuest
+type PlausibleDeleteGuestResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleDeleteGuestResponse429Headers the declared response headers of an HTTP 429 response for PlausibleDeleteGuest
+type PlausibleDeleteGuestResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleDeleteGuestResponse500Headers the declared response headers of an HTTP 500 response for PlausibleDeleteGuest
+type PlausibleDeleteGuestResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleDeleteGuestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SitesDeleted
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleDeleteGuestResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleDeleteGuestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleDeleteGuestResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleDeleteGuestResponse) GetJSON200() *SitesDeleted {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleDeleteGuestResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleDeleteGuestResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleDeleteGuestResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleDeleteGuestResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleDeleteGuestResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleDeleteGuestResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleDeleteGuestResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleDeleteGuestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleDeleteGuestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleDeleteGuestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleDeleteGuestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleSharedLinkResponse401Headers the declared response headers of an HTTP 401 response for PlausibleSharedLink
+type PlausibleSharedLinkResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleSharedLinkResponse429Headers the declared response headers of an HTTP 429 response for PlausibleSharedLink
+type PlausibleSharedLinkResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleSharedLinkResponse500Headers the declared response headers of an HTTP 500 response for PlausibleSharedLink
+type PlausibleSharedLinkResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleSharedLinkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleSharedLink
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleSharedLinkResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleSharedLinkResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleSharedLinkResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleSharedLinkResponse) GetJSON200() *PlausibleSharedLink {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleSharedLinkResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleSharedLinkResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleSharedLinkResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleSharedLinkResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleSharedLinkResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleSharedLinkResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleSharedLinkResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleSharedLinkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleSharedLinkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleSharedLinkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleSharedLinkResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleDeleteSiteResponse401Headers the declared response headers of an HTTP 401 response for PlausibleDeleteSite
+type PlausibleDeleteSiteResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleDeleteSiteResponse429Headers the declared response headers of an HTTP 429 response for PlausibleDeleteSite
+type PlausibleDeleteSiteResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleDeleteSiteResponse500Headers the declared response headers of an HTTP 500 response for PlausibleDeleteSite
+type PlausibleDeleteSiteResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleDeleteSiteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SitesDeleted
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleDeleteSiteResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleDeleteSiteResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleDeleteSiteResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleDeleteSiteResponse) GetJSON200() *SitesDeleted {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleDeleteSiteResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleDeleteSiteResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleDeleteSiteResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleDeleteSiteResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleDeleteSiteResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleDeleteSiteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleDeleteSiteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleDeleteSiteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleDeleteSiteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleGetSiteResponse401Headers the declared response headers of an HTTP 401 response for PlausibleGetSite
+type PlausibleGetSiteResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleGetSiteResponse429Headers the declared response headers of an HTTP 429 response for PlausibleGetSite
+type PlausibleGetSiteResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleGetSiteResponse500Headers the declared response headers of an HTTP 500 response for PlausibleGetSite
+type PlausibleGetSiteResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleGetSiteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleSite
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleGetSiteResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleGetSiteResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleGetSiteResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleGetSiteResponse) GetJSON200() *PlausibleSite {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleGetSiteResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleGetSiteResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleGetSiteResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleGetSiteResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleGetSiteResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleGetSiteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleGetSiteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleGetSiteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleGetSiteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleUpdateSiteResponse401Headers the declared response headers of an HTTP 401 response for PlausibleUpdateSite
+type PlausibleUpdateSiteResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleUpdateSiteResponse429Headers the declared response headers of an HTTP 429 response for PlausibleUpdateSite
+type PlausibleUpdateSiteResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleUpdateSiteResponse500Headers the declared response headers of an HTTP 500 response for PlausibleUpdateSite
+type PlausibleUpdateSiteResponse500Headers struct {
+	XRequestId string
+}
+
+type PlausibleUpdateSiteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleSite
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *SitesInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *SitesUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *SitesForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SitesNotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SitesInvalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleUpdateSiteResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleUpdateSiteResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleUpdateSiteResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleUpdateSiteResponse) GetJSON200() *PlausibleSite {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleUpdateSiteResponse) GetJSON400() *SitesInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleUpdateSiteResponse) GetJSON401() *SitesUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PlausibleUpdateSiteResponse) GetJSON403() *SitesForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PlausibleUpdateSiteResponse) GetJSON404() *SitesNotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PlausibleUpdateSiteResponse) GetJSON415() *SitesInvalid {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleUpdateSiteResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleUpdateSiteResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleUpdateSiteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleUpdateSiteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleUpdateSiteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleUpdateSiteResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16752,6 +21131,553 @@ func (c *ClientWithResponses) HeadOpenAPIWithResponse(ctx context.Context, reqEd
 	return ParseHeadOpenAPIResponse(rsp)
 }
 
+// PlausibleListSitesWithResponse The sites a key's user can read (Plausible Sites API)
+//
+// Plausible's Sites API: the websites the key's user owns or is a member of, newest
+// first, as `{"sites": [{"domain", "timezone"}], "meta": {"after", "before", "limit"}}`.
+// `after` and `before` are the cursors of `meta` (null: no page that way); `limit` is
+// 1 to 1,000 (default 100). Every refusal answers `{"error": "<one sentence>"}`: 400 for
+// a bad parameter, 401 for a missing or bad key, 403 for a `stats:read` key.
+// docs/plausible-sites.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/sites (the `PlausibleListSites` operationId).
+func (c *ClientWithResponses) PlausibleListSitesWithResponse(ctx context.Context, params *PlausibleListSitesParams, reqEditors ...RequestEditorFn) (*PlausibleListSitesResponse, error) {
+	rsp, err := c.PlausibleListSites(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleListSitesResponse(rsp)
+}
+
+// PlausibleCreateSiteWithBodyWithResponse Create a site (Plausible Sites API)
+//
+// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+// been taken"}` and the like. The body is JSON or a form.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+func (c *ClientWithResponses) PlausibleCreateSiteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleCreateSiteResponse, error) {
+	rsp, err := c.PlausibleCreateSiteWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleCreateSiteResponse(rsp)
+}
+
+// PlausibleCreateSiteWithResponse Create a site (Plausible Sites API)
+//
+// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+// been taken"}` and the like. The body is JSON or a form.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+func (c *ClientWithResponses) PlausibleCreateSiteWithResponse(ctx context.Context, body PlausibleCreateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleCreateSiteResponse, error) {
+	rsp, err := c.PlausibleCreateSite(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleCreateSiteResponse(rsp)
+}
+
+// PlausibleCreateSiteWithFormdataBodyWithResponse Create a site (Plausible Sites API)
+//
+// A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+// normalised and must be free; `timezone` an IANA name, default the service's TZ).
+// Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+// been taken"}` and the like. The body is JSON or a form.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/sites (the `PlausibleCreateSite` operationId).
+func (c *ClientWithResponses) PlausibleCreateSiteWithFormdataBodyWithResponse(ctx context.Context, body PlausibleCreateSiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleCreateSiteResponse, error) {
+	rsp, err := c.PlausibleCreateSiteWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleCreateSiteResponse(rsp)
+}
+
+// PlausibleListCustomPropsWithResponse A site's custom properties (Plausible Sites API)
+//
+// The custom property keys declared for `site_id` (any role), as `{"custom_properties": [{"property": "author"}]}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/sites/custom-props (the `PlausibleListCustomProps` operationId).
+func (c *ClientWithResponses) PlausibleListCustomPropsWithResponse(ctx context.Context, params *PlausibleListCustomPropsParams, reqEditors ...RequestEditorFn) (*PlausibleListCustomPropsResponse, error) {
+	rsp, err := c.PlausibleListCustomProps(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleListCustomPropsResponse(rsp)
+}
+
+// PlausibleCustomPropWithBodyWithResponse Declare a custom property (Plausible Sites API)
+//
+// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+func (c *ClientWithResponses) PlausibleCustomPropWithBodyWithResponse(ctx context.Context, params *PlausibleCustomPropParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleCustomPropResponse, error) {
+	rsp, err := c.PlausibleCustomPropWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleCustomPropResponse(rsp)
+}
+
+// PlausibleCustomPropWithResponse Declare a custom property (Plausible Sites API)
+//
+// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+func (c *ClientWithResponses) PlausibleCustomPropWithResponse(ctx context.Context, params *PlausibleCustomPropParams, body PlausibleCustomPropJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleCustomPropResponse, error) {
+	rsp, err := c.PlausibleCustomProp(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleCustomPropResponse(rsp)
+}
+
+// PlausibleCustomPropWithFormdataBodyWithResponse Declare a custom property (Plausible Sites API)
+//
+// Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/custom-props (the `PlausibleCustomProp` operationId).
+func (c *ClientWithResponses) PlausibleCustomPropWithFormdataBodyWithResponse(ctx context.Context, params *PlausibleCustomPropParams, body PlausibleCustomPropFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleCustomPropResponse, error) {
+	rsp, err := c.PlausibleCustomPropWithFormdataBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleCustomPropResponse(rsp)
+}
+
+// PlausibleDeleteCustomPropWithBodyWithResponse Remove a custom property (Plausible Sites API)
+//
+// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+func (c *ClientWithResponses) PlausibleDeleteCustomPropWithBodyWithResponse(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleDeleteCustomPropResponse, error) {
+	rsp, err := c.PlausibleDeleteCustomPropWithBody(ctx, property, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteCustomPropResponse(rsp)
+}
+
+// PlausibleDeleteCustomPropWithResponse Remove a custom property (Plausible Sites API)
+//
+// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+func (c *ClientWithResponses) PlausibleDeleteCustomPropWithResponse(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteCustomPropResponse, error) {
+	rsp, err := c.PlausibleDeleteCustomProp(ctx, property, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteCustomPropResponse(rsp)
+}
+
+// PlausibleDeleteCustomPropWithFormdataBodyWithResponse Remove a custom property (Plausible Sites API)
+//
+// Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/custom-props/{property} (the `PlausibleDeleteCustomProp` operationId).
+func (c *ClientWithResponses) PlausibleDeleteCustomPropWithFormdataBodyWithResponse(ctx context.Context, property string, params *PlausibleDeleteCustomPropParams, body PlausibleDeleteCustomPropFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteCustomPropResponse, error) {
+	rsp, err := c.PlausibleDeleteCustomPropWithFormdataBody(ctx, property, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteCustomPropResponse(rsp)
+}
+
+// PlausibleListGoalsWithResponse A site's goals (Plausible Sites API)
+//
+// The goals of `site_id`, newest first, paged as the sites are (any role).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/sites/goals (the `PlausibleListGoals` operationId).
+func (c *ClientWithResponses) PlausibleListGoalsWithResponse(ctx context.Context, params *PlausibleListGoalsParams, reqEditors ...RequestEditorFn) (*PlausibleListGoalsResponse, error) {
+	rsp, err := c.PlausibleListGoals(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleListGoalsResponse(rsp)
+}
+
+// PlausibleGoalWithBodyWithResponse Find or create a goal (Plausible Sites API)
+//
+// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+// `page_path`, made when there is none (editor or more), under the rules of `POST
+// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+// and the path.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+func (c *ClientWithResponses) PlausibleGoalWithBodyWithResponse(ctx context.Context, params *PlausibleGoalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleGoalResponse, error) {
+	rsp, err := c.PlausibleGoalWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleGoalResponse(rsp)
+}
+
+// PlausibleGoalWithResponse Find or create a goal (Plausible Sites API)
+//
+// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+// `page_path`, made when there is none (editor or more), under the rules of `POST
+// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+// and the path.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+func (c *ClientWithResponses) PlausibleGoalWithResponse(ctx context.Context, params *PlausibleGoalParams, body PlausibleGoalJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleGoalResponse, error) {
+	rsp, err := c.PlausibleGoal(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleGoalResponse(rsp)
+}
+
+// PlausibleGoalWithFormdataBodyWithResponse Find or create a goal (Plausible Sites API)
+//
+// The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+// `page_path`, made when there is none (editor or more), under the rules of `POST
+// /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+// and the path.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/goals (the `PlausibleGoal` operationId).
+func (c *ClientWithResponses) PlausibleGoalWithFormdataBodyWithResponse(ctx context.Context, params *PlausibleGoalParams, body PlausibleGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleGoalResponse, error) {
+	rsp, err := c.PlausibleGoalWithFormdataBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleGoalResponse(rsp)
+}
+
+// PlausibleDeleteGoalWithBodyWithResponse Delete a goal (Plausible Sites API)
+//
+// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+func (c *ClientWithResponses) PlausibleDeleteGoalWithBodyWithResponse(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleDeleteGoalResponse, error) {
+	rsp, err := c.PlausibleDeleteGoalWithBody(ctx, goalId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteGoalResponse(rsp)
+}
+
+// PlausibleDeleteGoalWithResponse Delete a goal (Plausible Sites API)
+//
+// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+func (c *ClientWithResponses) PlausibleDeleteGoalWithResponse(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteGoalResponse, error) {
+	rsp, err := c.PlausibleDeleteGoal(ctx, goalId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteGoalResponse(rsp)
+}
+
+// PlausibleDeleteGoalWithFormdataBodyWithResponse Delete a goal (Plausible Sites API)
+//
+// The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/goals/{goal_id} (the `PlausibleDeleteGoal` operationId).
+func (c *ClientWithResponses) PlausibleDeleteGoalWithFormdataBodyWithResponse(ctx context.Context, goalId string, params *PlausibleDeleteGoalParams, body PlausibleDeleteGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteGoalResponse, error) {
+	rsp, err := c.PlausibleDeleteGoalWithFormdataBody(ctx, goalId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteGoalResponse(rsp)
+}
+
+// PlausibleListGuestsWithResponse A site's guests (Plausible Sites API)
+//
+// The members of `site_id` (`status: accepted`) and its pending invitations (`status:
+// invited`), newest first, paged as the sites are (any role). An `admin` member is
+// listed with that role, which Plausible's guests do not have.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/sites/guests (the `PlausibleListGuests` operationId).
+func (c *ClientWithResponses) PlausibleListGuestsWithResponse(ctx context.Context, params *PlausibleListGuestsParams, reqEditors ...RequestEditorFn) (*PlausibleListGuestsResponse, error) {
+	rsp, err := c.PlausibleListGuests(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleListGuestsResponse(rsp)
+}
+
+// PlausibleGuestWithBodyWithResponse Find or invite a guest (Plausible Sites API)
+//
+// The member or pending invitation of `email` on `site_id`, else a new invitation with
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+func (c *ClientWithResponses) PlausibleGuestWithBodyWithResponse(ctx context.Context, params *PlausibleGuestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleGuestResponse, error) {
+	rsp, err := c.PlausibleGuestWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleGuestResponse(rsp)
+}
+
+// PlausibleGuestWithResponse Find or invite a guest (Plausible Sites API)
+//
+// The member or pending invitation of `email` on `site_id`, else a new invitation with
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+func (c *ClientWithResponses) PlausibleGuestWithResponse(ctx context.Context, params *PlausibleGuestParams, body PlausibleGuestJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleGuestResponse, error) {
+	rsp, err := c.PlausibleGuest(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleGuestResponse(rsp)
+}
+
+// PlausibleGuestWithFormdataBodyWithResponse Find or invite a guest (Plausible Sites API)
+//
+// The member or pending invitation of `email` on `site_id`, else a new invitation with
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/guests (the `PlausibleGuest` operationId).
+func (c *ClientWithResponses) PlausibleGuestWithFormdataBodyWithResponse(ctx context.Context, params *PlausibleGuestParams, body PlausibleGuestFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleGuestResponse, error) {
+	rsp, err := c.PlausibleGuestWithFormdataBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleGuestResponse(rsp)
+}
+
+// PlausibleDeleteGuestWithBodyWithResponse Remove a guest (Plausible Sites API)
+//
+// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+func (c *ClientWithResponses) PlausibleDeleteGuestWithBodyWithResponse(ctx context.Context, email string, params *PlausibleDeleteGuestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleDeleteGuestResponse, error) {
+	rsp, err := c.PlausibleDeleteGuestWithBody(ctx, email, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteGuestResponse(rsp)
+}
+
+// PlausibleDeleteGuestWithResponse Remove a guest (Plausible Sites API)
+//
+// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+func (c *ClientWithResponses) PlausibleDeleteGuestWithResponse(ctx context.Context, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteGuestResponse, error) {
+	rsp, err := c.PlausibleDeleteGuest(ctx, email, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteGuestResponse(rsp)
+}
+
+// PlausibleDeleteGuestWithFormdataBodyWithResponse Remove a guest (Plausible Sites API)
+//
+// Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/guests/{email} (the `PlausibleDeleteGuest` operationId).
+func (c *ClientWithResponses) PlausibleDeleteGuestWithFormdataBodyWithResponse(ctx context.Context, email string, params *PlausibleDeleteGuestParams, body PlausibleDeleteGuestFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleDeleteGuestResponse, error) {
+	rsp, err := c.PlausibleDeleteGuestWithFormdataBody(ctx, email, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteGuestResponse(rsp)
+}
+
+// PlausibleSharedLinkWithBodyWithResponse Find or create a shared link by name (Plausible Sites API)
+//
+// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+// was shown once and is not stored (docs/teams.md): such a name answers 400.
+// docs/plausible-sites.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+func (c *ClientWithResponses) PlausibleSharedLinkWithBodyWithResponse(ctx context.Context, params *PlausibleSharedLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleSharedLinkResponse, error) {
+	rsp, err := c.PlausibleSharedLinkWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleSharedLinkResponse(rsp)
+}
+
+// PlausibleSharedLinkWithResponse Find or create a shared link by name (Plausible Sites API)
+//
+// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+// was shown once and is not stored (docs/teams.md): such a name answers 400.
+// docs/plausible-sites.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+func (c *ClientWithResponses) PlausibleSharedLinkWithResponse(ctx context.Context, params *PlausibleSharedLinkParams, body PlausibleSharedLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleSharedLinkResponse, error) {
+	rsp, err := c.PlausibleSharedLink(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleSharedLinkResponse(rsp)
+}
+
+// PlausibleSharedLinkWithFormdataBodyWithResponse Find or create a shared link by name (Plausible Sites API)
+//
+// The shared link of `site_id` (the domain) named `name`, made when there is none, as
+// `{"name", "url"}` (editor or more). The address of a link made on the settings page
+// was shown once and is not stored (docs/teams.md): such a name answers 400.
+// docs/plausible-sites.md.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/shared-links (the `PlausibleSharedLink` operationId).
+func (c *ClientWithResponses) PlausibleSharedLinkWithFormdataBodyWithResponse(ctx context.Context, params *PlausibleSharedLinkParams, body PlausibleSharedLinkFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleSharedLinkResponse, error) {
+	rsp, err := c.PlausibleSharedLinkWithFormdataBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleSharedLinkResponse(rsp)
+}
+
+// PlausibleDeleteSiteWithResponse Delete a site (Plausible Sites API)
+//
+// Deletes the website and all of its stats, as `DELETE /api/v1/websites/{id}` (owner only).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sites/{site_id} (the `PlausibleDeleteSite` operationId).
+func (c *ClientWithResponses) PlausibleDeleteSiteWithResponse(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*PlausibleDeleteSiteResponse, error) {
+	rsp, err := c.PlausibleDeleteSite(ctx, siteId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleDeleteSiteResponse(rsp)
+}
+
+// PlausibleGetSiteWithResponse A site (Plausible Sites API)
+//
+// The site (any role), with its declared custom properties; 404 `{"error": "Site could not be found"}` for an unknown domain and one the key's user has no role on.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/sites/{site_id} (the `PlausibleGetSite` operationId).
+func (c *ClientWithResponses) PlausibleGetSiteWithResponse(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*PlausibleGetSiteResponse, error) {
+	rsp, err := c.PlausibleGetSite(ctx, siteId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleGetSiteResponse(rsp)
+}
+
+// PlausibleUpdateSiteWithBodyWithResponse Change a site (Plausible Sites API)
+//
+// Plausible's update changes the domain; here a website's domain never changes (the
+// tracker finds a website by it and its stats are counted under it), so `domain` is
+// accepted only when it is the site's own (normalised): any other answers 400.
+// Editor or more.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+func (c *ClientWithResponses) PlausibleUpdateSiteWithBodyWithResponse(ctx context.Context, siteId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlausibleUpdateSiteResponse, error) {
+	rsp, err := c.PlausibleUpdateSiteWithBody(ctx, siteId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleUpdateSiteResponse(rsp)
+}
+
+// PlausibleUpdateSiteWithResponse Change a site (Plausible Sites API)
+//
+// Plausible's update changes the domain; here a website's domain never changes (the
+// tracker finds a website by it and its stats are counted under it), so `domain` is
+// accepted only when it is the site's own (normalised): any other answers 400.
+// Editor or more.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+func (c *ClientWithResponses) PlausibleUpdateSiteWithResponse(ctx context.Context, siteId string, body PlausibleUpdateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*PlausibleUpdateSiteResponse, error) {
+	rsp, err := c.PlausibleUpdateSite(ctx, siteId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleUpdateSiteResponse(rsp)
+}
+
+// PlausibleUpdateSiteWithFormdataBodyWithResponse Change a site (Plausible Sites API)
+//
+// Plausible's update changes the domain; here a website's domain never changes (the
+// tracker finds a website by it and its stats are counted under it), so `domain` is
+// accepted only when it is the site's own (normalised): any other answers 400.
+// Editor or more.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/sites/{site_id} (the `PlausibleUpdateSite` operationId).
+func (c *ClientWithResponses) PlausibleUpdateSiteWithFormdataBodyWithResponse(ctx context.Context, siteId string, body PlausibleUpdateSiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*PlausibleUpdateSiteResponse, error) {
+	rsp, err := c.PlausibleUpdateSiteWithFormdataBody(ctx, siteId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleUpdateSiteResponse(rsp)
+}
+
 // PlausibleAggregateWithResponse Totals of a period (Plausible Stats API v1)
 //
 // The metrics of a period as one number each, with `compare=previous_period` also the
@@ -18380,6 +23306,1556 @@ func ParseHeadOpenAPIResponse(rsp *http.Response) (*HeadOpenAPIResponse, error) 
 			}
 			headers.XContentTypeOptions = value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleListSitesResponse parses an HTTP response from a PlausibleListSitesWithResponse call
+func ParsePlausibleListSitesResponse(rsp *http.Response) (*PlausibleListSitesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleListSitesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleSiteList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleListSitesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleListSitesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleListSitesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleCreateSiteResponse parses an HTTP response from a PlausibleCreateSiteWithResponse call
+func ParsePlausibleCreateSiteResponse(rsp *http.Response) (*PlausibleCreateSiteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleCreateSiteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleSite
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleCreateSiteResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleCreateSiteResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleCreateSiteResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleListCustomPropsResponse parses an HTTP response from a PlausibleListCustomPropsWithResponse call
+func ParsePlausibleListCustomPropsResponse(rsp *http.Response) (*PlausibleListCustomPropsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleListCustomPropsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleCustomPropList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleListCustomPropsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleListCustomPropsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleListCustomPropsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleCustomPropResponse parses an HTTP response from a PlausibleCustomPropWithResponse call
+func ParsePlausibleCustomPropResponse(rsp *http.Response) (*PlausibleCustomPropResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleCustomPropResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleCustomPropResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleCustomPropResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleCustomPropResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleDeleteCustomPropResponse parses an HTTP response from a PlausibleDeleteCustomPropWithResponse call
+func ParsePlausibleDeleteCustomPropResponse(rsp *http.Response) (*PlausibleDeleteCustomPropResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleDeleteCustomPropResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SitesDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleDeleteCustomPropResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleDeleteCustomPropResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleDeleteCustomPropResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleListGoalsResponse parses an HTTP response from a PlausibleListGoalsWithResponse call
+func ParsePlausibleListGoalsResponse(rsp *http.Response) (*PlausibleListGoalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleListGoalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleGoalList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleListGoalsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleListGoalsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleListGoalsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleGoalResponse parses an HTTP response from a PlausibleGoalWithResponse call
+func ParsePlausibleGoalResponse(rsp *http.Response) (*PlausibleGoalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleGoalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleGoal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleGoalResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleGoalResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleGoalResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleDeleteGoalResponse parses an HTTP response from a PlausibleDeleteGoalWithResponse call
+func ParsePlausibleDeleteGoalResponse(rsp *http.Response) (*PlausibleDeleteGoalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleDeleteGoalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SitesDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleDeleteGoalResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleDeleteGoalResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleDeleteGoalResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleListGuestsResponse parses an HTTP response from a PlausibleListGuestsWithResponse call
+func ParsePlausibleListGuestsResponse(rsp *http.Response) (*PlausibleListGuestsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleListGuestsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleGuestList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleListGuestsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleListGuestsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleListGuestsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleGuestResponse parses an HTTP response from a PlausibleGuestWithResponse call
+func ParsePlausibleGuestResponse(rsp *http.Response) (*PlausibleGuestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleGuestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleGuest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleGuestResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleGuestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleGuestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleDeleteGuestResponse parses an HTTP response from a PlausibleDeleteGuestWithResponse call
+func ParsePlausibleDeleteGuestResponse(rsp *http.Response) (*PlausibleDeleteGuestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleDeleteGuestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SitesDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleDeleteGuestResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleDeleteGuestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleDeleteGuestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleSharedLinkResponse parses an HTTP response from a PlausibleSharedLinkWithResponse call
+func ParsePlausibleSharedLinkResponse(rsp *http.Response) (*PlausibleSharedLinkResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleSharedLinkResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleSharedLink
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleSharedLinkResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleSharedLinkResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleSharedLinkResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleDeleteSiteResponse parses an HTTP response from a PlausibleDeleteSiteWithResponse call
+func ParsePlausibleDeleteSiteResponse(rsp *http.Response) (*PlausibleDeleteSiteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleDeleteSiteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SitesDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleDeleteSiteResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleDeleteSiteResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleDeleteSiteResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleGetSiteResponse parses an HTTP response from a PlausibleGetSiteWithResponse call
+func ParsePlausibleGetSiteResponse(rsp *http.Response) (*PlausibleGetSiteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleGetSiteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleSite
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleGetSiteResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleGetSiteResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleGetSiteResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleUpdateSiteResponse parses an HTTP response from a PlausibleUpdateSiteWithResponse call
+func ParsePlausibleUpdateSiteResponse(rsp *http.Response) (*PlausibleUpdateSiteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleUpdateSiteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleSite
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest SitesUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest SitesForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SitesNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SitesInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleUpdateSiteResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleUpdateSiteResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleUpdateSiteResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

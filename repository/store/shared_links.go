@@ -90,3 +90,23 @@ func (r *Repository) SharedLinkByToken(ctx context.Context, websiteID int64, tok
 	}
 	return l, nil
 }
+
+// CreateTokenedSharedLink stores a shared link whose token is token(id): the Sites API's links,
+// whose address can be told again (docs/plausible-sites.md); only the token's SHA-256 is
+// stored, as for any link.
+func (r *Repository) CreateTokenedSharedLink(ctx context.Context, websiteID, by int64, name string, token func(id int64) string) (string, SharedLink, error) {
+	var id int64
+	if err := r.db.GetContext(ctx, &id, `SELECT nextval(pg_get_serial_sequence('shared_links', 'id'))`); err != nil {
+		return "", SharedLink{}, fmt.Errorf("shared_links.create: %w", err)
+	}
+	t := token(id)
+	const query = `
+		INSERT INTO shared_links (website_id, id, token_hash, name, created_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		RETURNING ` + sharedLinkColumns
+	var l SharedLink
+	if err := r.db.GetContext(ctx, &l, query, websiteID, id, hashKey(t), strings.TrimSpace(name), by, r.now().UTC()); err != nil {
+		return "", SharedLink{}, fmt.Errorf("shared_links.create: %w", err)
+	}
+	return t, l, nil
+}

@@ -8,9 +8,11 @@
 // of the kept website that funnels are made of), CONTRACT_VIEWER_KEY (a viewer of the kept
 // website, whose changes are refused with 403), CONTRACT_STATS_KEY (a stats:read key of the
 // same user, refused any change with 403), CONTRACT_SEGMENT_ID and CONTRACT_ANNOTATION_ID (a
-// site-wide segment and annotation of the kept website, deleted by DELETE's 200) and
+// site-wide segment and annotation of the kept website, deleted by DELETE's 200),
 // CONTRACT_KEPT_SEGMENT_ID and CONTRACT_KEPT_ANNOTATION_ID (changed by PATCH, and the ones the
-// viewer's 403s try).
+// viewer's 403s try), CONTRACT_SITES_DELETE_DOMAIN (a site the Sites
+// API's DELETE removes) and CONTRACT_SITES_GOAL_IDS (goals of the kept website, one for each
+// of its goal DELETE's 200s: one sends JSON, one a form).
 const hooks = require('hooks');
 
 const key = process.env.CONTRACT_API_KEY;
@@ -83,6 +85,75 @@ const formWith = (body, field, value) => {
   return form.toString();
 };
 
+// Plausible's Sites API (/api/v1/sites...). Its examples name example.com, the goal 1, the
+// property author and the guest alice@example.com: each becomes the kept website (its seeded
+// property, shared link and guest), a goal seeded to be deleted, and a property and a guest
+// seeded for Dredd to remove. Dredd sends these bodies empty (the schemas have no examples),
+// so each is built here, as JSON or as a form as the transaction's Content-Type says.
+const sitesAPIPrefix = '/api/v1/sites';
+const sitesDeleteDomain = process.env.CONTRACT_SITES_DELETE_DOMAIN;
+const sitesGoalIds = process.env.CONTRACT_SITES_GOAL_IDS.split(',');
+const [sitesGoalId] = sitesGoalIds; // what the refusals name
+let sitesMade = 0;
+const sitesOp = (method, path) => `${method} ${path
+  .replace(/^\/api\/v1\/sites\/goals\/[^/]+$/, '/api/v1/sites/goals/{goal_id}')
+  .replace(/^\/api\/v1\/sites\/custom-props\/[^/]+$/, '/api/v1/sites/custom-props/{property}')
+  .replace(/^\/api\/v1\/sites\/guests\/[^/]+$/, '/api/v1/sites/guests/{email}')
+  .replace(/^\/api\/v1\/sites\/(?!goals$|custom-props$|guests$|shared-links$)[^/]+$/, '/api/v1/sites/{site_id}')}`;
+// The body of each change that gets its 200, and the one change that gets its 400.
+const sitesBodies = {
+  'POST /api/v1/sites': () => ({ domain: `dredd-${Date.now()}-${++sitesMade}.example`, timezone: 'Europe/London' }),
+  'PUT /api/v1/sites/{site_id}': () => ({ domain: websiteDomain }),
+  'PUT /api/v1/sites/shared-links': () => ({ name: 'WordPress' }),
+  'PUT /api/v1/sites/goals': () => ({ goal_type: 'event', event_name: 'Signup' }),
+  'PUT /api/v1/sites/custom-props': () => ({ property: 'author' }),
+  'PUT /api/v1/sites/guests': () => ({ email: 'alice@example.com', role: 'viewer' }),
+};
+const sitesRefused = {
+  'POST /api/v1/sites': { domain: 'not a domain' },
+  'PUT /api/v1/sites/{site_id}': { domain: 'other.example' }, // a domain does not change
+  'PUT /api/v1/sites/shared-links': { name: ' ' },
+  'PUT /api/v1/sites/goals': { goal_type: 'visit' },
+  'PUT /api/v1/sites/custom-props': { property: 'p'.repeat(301) },
+  'PUT /api/v1/sites/guests': { email: 'alice@example.com', role: 'admin' },
+};
+const sitesRequest = (req, status) => {
+  const op = sitesOp(req.method, req.uri.split('?')[0]);
+  const domain = status === 404 ? 'unknown.contract.example'
+    : op === 'DELETE /api/v1/sites/{site_id}' && status === 200 ? sitesDeleteDomain : websiteDomain;
+  const [path, query] = req.uri.split('?');
+  const params = new URLSearchParams(query || '');
+  if (params.has('site_id')) params.set('site_id', domain);
+  let p = path;
+  if (op.endsWith('{site_id}')) p = `/api/v1/sites/${encodeURIComponent(domain)}`;
+  if (op.endsWith('{goal_id}')) p = `/api/v1/sites/goals/${status === 200 ? sitesGoalIds.shift() : sitesGoalId}`;
+  if (op.endsWith('{property}') && status === 200) p = '/api/v1/sites/custom-props/dredd_deletes';
+  if (op.endsWith('{email}') && status === 200) p = `/api/v1/sites/guests/${encodeURIComponent('dredd-guest@example.com')}`;
+  let body = sitesBodies[op] ? sitesBodies[op]() : undefined;
+  switch (status) {
+    case 400:
+      if (sitesRefused[op]) body = sitesRefused[op];
+      else if (params.has('limit')) params.set('limit', '1001'); // past Plausible's 1,000
+      else params.delete('site_id'); // the site named nowhere
+      break;
+    case 403: // a stats:read key reaches no Sites API call; a viewer changes nothing
+      req.headers.Authorization = `Bearer ${req.method === 'GET' || op === 'POST /api/v1/sites' ? statsKey : viewerKey}`;
+      break;
+    case 401:
+      delete req.headers.Authorization;
+      break;
+    case 415:
+      req.headers['Content-Type'] = 'text/plain';
+      break;
+    default:
+  }
+  if (body !== undefined) {
+    req.body = /json/.test(req.headers['Content-Type'] || '') ? JSON.stringify(body) : new URLSearchParams(body).toString();
+  }
+  const q = params.toString();
+  req.uri = q ? `${p}?${q}` : p;
+};
+
 hooks.beforeEach((transaction, done) => {
   const req = transaction.request;
   const status = Number(transaction.expected.statusCode);
@@ -100,6 +171,11 @@ hooks.beforeEach((transaction, done) => {
     return done();
   }
   req.headers.Authorization = `Bearer ${key}`;
+  if (path === sitesAPIPrefix || path.startsWith(`${sitesAPIPrefix}/`)) {
+    sitesRequest(req, status);
+    transaction.fullPath = req.uri;
+    return done();
+  }
   const id = status === 404 ? unknownId : op === 'DELETE /api/v1/websites/{id}' && status !== 403 ? deleteId : websiteId;
   req.uri = withDeepObjects(req.uri.replace(exampleId, `$1/${id}`).replace(/\/goals\/4$/, `/goals/${goalId}`)
     .replace(/\/websites\/(\d+)\/funnels\/2$/, `/websites/$1/funnels/${funnelId}`)

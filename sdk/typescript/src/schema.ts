@@ -1041,6 +1041,238 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sites a key's user can read (Plausible Sites API)
+         * @description Plausible's Sites API: the websites the key's user owns or is a member of, newest
+         *     first, as `{"sites": [{"domain", "timezone"}], "meta": {"after", "before", "limit"}}`.
+         *     `after` and `before` are the cursors of `meta` (null: no page that way); `limit` is
+         *     1 to 1,000 (default 100). Every refusal answers `{"error": "<one sentence>"}`: 400 for
+         *     a bad parameter, 401 for a missing or bad key, 403 for a `stats:read` key.
+         *     docs/plausible-sites.md.
+         */
+        get: operations["plausibleListSites"];
+        put?: never;
+        /**
+         * Create a site (Plausible Sites API)
+         * @description A website of the key's user, under the rules of `POST /api/v1/websites` (the domain is
+         *     normalised and must be free; `timezone` an IANA name, default the service's TZ).
+         *     Answers 200 with the site, as Plausible does; 400 `{"error": "domain: has already
+         *     been taken"}` and the like. The body is JSON or a form.
+         */
+        post: operations["plausibleCreateSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/shared-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Find or create a shared link by name (Plausible Sites API)
+         * @description The shared link of `site_id` (the domain) named `name`, made when there is none, as
+         *     `{"name", "url"}` (editor or more). The address of a link made on the settings page
+         *     was shown once and is not stored (docs/teams.md): such a name answers 400.
+         *     docs/plausible-sites.md.
+         */
+        put: operations["plausibleSharedLink"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's goals (Plausible Sites API)
+         * @description The goals of `site_id`, newest first, paged as the sites are (any role).
+         */
+        get: operations["plausibleListGoals"];
+        /**
+         * Find or create a goal (Plausible Sites API)
+         * @description The goal of `site_id` with this `goal_type` (`event` or `page`) and `event_name` or
+         *     `page_path`, made when there is none (editor or more), under the rules of `POST
+         *     /api/v1/websites/{id}/goals`; `display_name` defaults to the event name or `Visit `
+         *     and the path.
+         */
+        put: operations["plausibleGoal"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/goals/{goal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a goal (Plausible Sites API)
+         * @description The goal `goal_id` of `site_id` (in the query or the body), editor or more; 404 for a goal the site has not.
+         */
+        delete: operations["plausibleDeleteGoal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/custom-props": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's custom properties (Plausible Sites API)
+         * @description The custom property keys declared for `site_id` (any role), as `{"custom_properties": [{"property": "author"}]}`.
+         */
+        get: operations["plausibleListCustomProps"];
+        /**
+         * Declare a custom property (Plausible Sites API)
+         * @description Declares `property` for `site_id` (editor or more); declaring it again is a success. docs/plausible-sites.md.
+         */
+        put: operations["plausibleCustomProp"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/custom-props/{property}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a custom property (Plausible Sites API)
+         * @description Removes `property` from the declared ones of `site_id` (in the query or the body), editor or more; a property not declared is a success too, as in Plausible.
+         */
+        delete: operations["plausibleDeleteCustomProp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/guests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's guests (Plausible Sites API)
+         * @description The members of `site_id` (`status: accepted`) and its pending invitations (`status:
+         *     invited`), newest first, paged as the sites are (any role). An `admin` member is
+         *     listed with that role, which Plausible's guests do not have.
+         */
+        get: operations["plausibleListGuests"];
+        /**
+         * Find or invite a guest (Plausible Sites API)
+         * @description The member or pending invitation of `email` on `site_id`, else a new invitation with
+         *     `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+         *     mail is sent and the link is not shown: the invitee is invited again from the members
+         *     page to get one. docs/plausible-sites.md.
+         */
+        put: operations["plausibleGuest"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/guests/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a guest (Plausible Sites API)
+         * @description Removes the member or voids the pending invitations of `email` on `site_id` (in the query or the body), admin or more; an address that is neither is a success too, as in Plausible.
+         */
+        delete: operations["plausibleDeleteGuest"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The site's domain (a fixed name, `goals`, `guests`..., is not a site).
+                 * @example example.com
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A site (Plausible Sites API)
+         * @description The site (any role), with its declared custom properties; 404 `{"error": "Site could not be found"}` for an unknown domain and one the key's user has no role on.
+         */
+        get: operations["plausibleGetSite"];
+        /**
+         * Change a site (Plausible Sites API)
+         * @description Plausible's update changes the domain; here a website's domain never changes (the
+         *     tracker finds a website by it and its stats are counted under it), so `domain` is
+         *     accepted only when it is the site's own (normalised): any other answers 400.
+         *     Editor or more.
+         */
+        put: operations["plausibleUpdateSite"];
+        post?: never;
+        /**
+         * Delete a site (Plausible Sites API)
+         * @description Deletes the website and all of its stats, as `DELETE /api/v1/websites/{id}` (owner only).
+         */
+        delete: operations["plausibleDeleteSite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/query": {
         parameters: {
             query?: never;
@@ -1112,6 +1344,107 @@ export interface components {
             }[];
             /** @description Why imported days were left out. */
             warning?: string;
+        };
+        /** @description A site as Plausible's Sites API answers it. */
+        PlausibleSite: {
+            domain: string;
+            /** @description The IANA zone whose days the site counts. */
+            timezone: string;
+            /** @description The custom property keys declared for the site. */
+            custom_properties: string[];
+        };
+        PlausibleSiteListed: {
+            domain: string;
+            timezone: string;
+        };
+        /** @description Where the page is in the list; a null cursor means no page that way. */
+        PlausiblePageMeta: {
+            after: string | null;
+            before: string | null;
+            limit: number;
+        };
+        PlausibleSiteList: {
+            sites: components["schemas"]["PlausibleSiteListed"][];
+            meta: components["schemas"]["PlausiblePageMeta"];
+        };
+        PlausibleSiteCreate: {
+            domain: string;
+            /** @description An IANA zone name (default the service's TZ). */
+            timezone?: string;
+        };
+        PlausibleSiteUpdate: {
+            /** @description Only the site's own domain is accepted (a website's domain does not change). */
+            domain?: string;
+        };
+        PlausibleDeleted: {
+            deleted: boolean;
+        };
+        PlausibleCreated: {
+            created: boolean;
+        };
+        PlausibleSiteRef: {
+            site_id?: string;
+        };
+        PlausibleSharedLinkRequest: {
+            /** @description The site's domain (required, here or in the query). */
+            site_id?: string;
+            name: string;
+        };
+        PlausibleSharedLink: {
+            name: string;
+            url: string;
+        };
+        PlausibleGoalRequest: {
+            /** @description The site's domain (required, here or in the query). */
+            site_id?: string;
+            /** @description `event` or `page`. */
+            goal_type: string;
+            event_name?: string;
+            page_path?: string;
+            display_name?: string;
+        };
+        PlausibleGoal: {
+            /** @description The site's domain (in the answer of the find-or-create). */
+            domain?: string;
+            /** Format: int64 */
+            id: number;
+            display_name: string;
+            /** @enum {string} */
+            goal_type: "event" | "page";
+            event_name: string | null;
+            page_path: string | null;
+        };
+        PlausibleGoalList: {
+            goals: components["schemas"]["PlausibleGoal"][];
+            meta: components["schemas"]["PlausiblePageMeta"];
+        };
+        PlausibleCustomPropRequest: {
+            /** @description The site's domain (required, here or in the query). */
+            site_id?: string;
+            property: string;
+        };
+        PlausibleCustomPropList: {
+            custom_properties: {
+                property: string;
+            }[];
+        };
+        PlausibleGuestRequest: {
+            /** @description The site's domain (required, here or in the query). */
+            site_id?: string;
+            email: string;
+            /** @description `viewer` or `editor`. */
+            role: string;
+        };
+        PlausibleGuest: {
+            email: string;
+            /** @enum {string} */
+            role: "viewer" | "editor" | "admin";
+            /** @enum {string} */
+            status: "invited" | "accepted";
+        };
+        PlausibleGuestList: {
+            guests: components["schemas"]["PlausibleGuest"][];
+            meta: components["schemas"]["PlausiblePageMeta"];
         };
         /** @description The error body of every `/api/v2` answer of 400 or more, as Plausible writes it. */
         QueryError: {
@@ -2657,6 +2990,81 @@ export interface components {
                 "application/json": components["schemas"]["QueryError"];
             };
         };
+        /**
+         * @description A refused request of the Sites API, as Plausible words it: a missing parameter
+         *     (``Parameter `site_id` is required to create a goal``), a refused field (`domain: has
+         *     already been taken`), a bad cursor or limit; 415 for a body neither JSON nor a form.
+         */
+        SitesInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "domain: has already been taken"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
+        /** @description The key is missing, malformed, revoked or unknown. */
+        SitesUnauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Invalid API key. Please make sure you're using a valid API key with access to the resource you've requested."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
+        /** @description The key's scope is `stats:read` (the Sites API needs `sites:provision`), or the user's role on the site does not allow this. */
+        SitesForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This API key may only read stats (its scope is stats:read): make a key that may provision sites."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
+        /** @description No such site among those the key's user has a role on (or no such goal of it). */
+        SitesNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Site could not be found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
+        /** @description Deleted (or nothing was there to delete, where Plausible says so too). */
+        SitesDeleted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "deleted": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlausibleDeleted"];
+            };
+        };
         /** @description An unexpected failure; the details are logged under `X-Request-Id`, never sent. */
         QueryInternalError: {
             headers: {
@@ -2697,6 +3105,25 @@ export interface components {
          * @example example.com
          */
         PlausibleSiteId: string;
+        /**
+         * @description The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+         * @example example.com
+         */
+        PlausibleSiteIdRequired: string;
+        /**
+         * @description The site's domain, when the body does not name it (Plausible reads either).
+         * @example example.com
+         */
+        PlausibleSiteIdQuery: string;
+        /** @description The cursor of the next page (`meta.after` of the last answer). */
+        PlausibleAfter: string;
+        /** @description The cursor of the previous page (`meta.before` of the last answer). */
+        PlausibleBefore: string;
+        /**
+         * @description Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+         * @example 100
+         */
+        PlausibleLimit: number;
         /**
          * @description `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
          *     Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
@@ -6189,6 +6616,647 @@ export interface operations {
             429: components["responses"]["QueryTooManyRequests"];
             500: components["responses"]["QueryInternalError"];
             503: components["responses"]["QueryTimedOut"];
+        };
+    };
+    plausibleListSites: {
+        parameters: {
+            query?: {
+                /** @description The cursor of the next page (`meta.after` of the last answer). */
+                after?: components["parameters"]["PlausibleAfter"];
+                /** @description The cursor of the previous page (`meta.before` of the last answer). */
+                before?: components["parameters"]["PlausibleBefore"];
+                /**
+                 * @description Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["PlausibleLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sites. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sites": [
+                     *         {
+                     *           "domain": "example.com",
+                     *           "timezone": "Europe/London"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "after": null,
+                     *         "before": null,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleSiteList"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleCreateSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlausibleSiteCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleSiteCreate"];
+            };
+        };
+        responses: {
+            /** @description The site made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "domain": "example.com",
+                     *       "timezone": "Europe/London",
+                     *       "custom_properties": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleSite"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleSharedLink: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The site's domain, when the body does not name it (Plausible reads either).
+                 * @example example.com
+                 */
+                site_id?: components["parameters"]["PlausibleSiteIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlausibleSharedLinkRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleSharedLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "WordPress",
+                     *       "url": "https://analytics.example.com/share/example.com?auth=TOKEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleSharedLink"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleListGoals: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+                 * @example example.com
+                 */
+                site_id: components["parameters"]["PlausibleSiteIdRequired"];
+                /** @description The cursor of the next page (`meta.after` of the last answer). */
+                after?: components["parameters"]["PlausibleAfter"];
+                /** @description The cursor of the previous page (`meta.before` of the last answer). */
+                before?: components["parameters"]["PlausibleBefore"];
+                /**
+                 * @description Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["PlausibleLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of goals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "goals": [
+                     *         {
+                     *           "id": 2,
+                     *           "display_name": "Visit /register",
+                     *           "goal_type": "page",
+                     *           "event_name": null,
+                     *           "page_path": "/register"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "after": null,
+                     *         "before": null,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleGoalList"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleGoal: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The site's domain, when the body does not name it (Plausible reads either).
+                 * @example example.com
+                 */
+                site_id?: components["parameters"]["PlausibleSiteIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlausibleGoalRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleGoalRequest"];
+            };
+        };
+        responses: {
+            /** @description The goal. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "domain": "example.com",
+                     *       "id": 1,
+                     *       "display_name": "Signup",
+                     *       "goal_type": "event",
+                     *       "event_name": "Signup",
+                     *       "page_path": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleGoal"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleDeleteGoal: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The site's domain, when the body does not name it (Plausible reads either).
+                 * @example example.com
+                 */
+                site_id?: components["parameters"]["PlausibleSiteIdQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The goal's id.
+                 * @example 1
+                 */
+                goal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlausibleSiteRef"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleSiteRef"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SitesDeleted"];
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleListCustomProps: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+                 * @example example.com
+                 */
+                site_id: components["parameters"]["PlausibleSiteIdRequired"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The properties, in the order they were declared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "custom_properties": [
+                     *         {
+                     *           "property": "author"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleCustomPropList"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleCustomProp: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The site's domain, when the body does not name it (Plausible reads either).
+                 * @example example.com
+                 */
+                site_id?: components["parameters"]["PlausibleSiteIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlausibleCustomPropRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleCustomPropRequest"];
+            };
+        };
+        responses: {
+            /** @description Declared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleCreated"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleDeleteCustomProp: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The site's domain, when the body does not name it (Plausible reads either).
+                 * @example example.com
+                 */
+                site_id?: components["parameters"]["PlausibleSiteIdQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The property's key.
+                 * @example author
+                 */
+                property: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlausibleSiteRef"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleSiteRef"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SitesDeleted"];
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleListGuests: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+                 * @example example.com
+                 */
+                site_id: components["parameters"]["PlausibleSiteIdRequired"];
+                /** @description The cursor of the next page (`meta.after` of the last answer). */
+                after?: components["parameters"]["PlausibleAfter"];
+                /** @description The cursor of the previous page (`meta.before` of the last answer). */
+                before?: components["parameters"]["PlausibleBefore"];
+                /**
+                 * @description Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["PlausibleLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of guests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "guests": [
+                     *         {
+                     *           "email": "alice@example.com",
+                     *           "role": "viewer",
+                     *           "status": "accepted"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "after": null,
+                     *         "before": null,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleGuestList"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleGuest: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The site's domain, when the body does not name it (Plausible reads either).
+                 * @example example.com
+                 */
+                site_id?: components["parameters"]["PlausibleSiteIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlausibleGuestRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleGuestRequest"];
+            };
+        };
+        responses: {
+            /** @description The guest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "alice@example.com",
+                     *       "role": "viewer",
+                     *       "status": "invited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleGuest"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleDeleteGuest: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The site's domain, when the body does not name it (Plausible reads either).
+                 * @example example.com
+                 */
+                site_id?: components["parameters"]["PlausibleSiteIdQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The guest's e-mail address.
+                 * @example alice@example.com
+                 */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlausibleSiteRef"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleSiteRef"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SitesDeleted"];
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleGetSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The site's domain (a fixed name, `goals`, `guests`..., is not a site).
+                 * @example example.com
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The site. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "domain": "example.com",
+                     *       "timezone": "Europe/London",
+                     *       "custom_properties": [
+                     *         "author"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleSite"];
+                };
+            };
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleUpdateSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The site's domain (a fixed name, `goals`, `guests`..., is not a site).
+                 * @example example.com
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlausibleSiteUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlausibleSiteUpdate"];
+            };
+        };
+        responses: {
+            /** @description The site. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "domain": "example.com",
+                     *       "timezone": "Europe/London",
+                     *       "custom_properties": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleSite"];
+                };
+            };
+            400: components["responses"]["SitesInvalid"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            415: components["responses"]["SitesInvalid"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+        };
+    };
+    plausibleDeleteSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The site's domain (a fixed name, `goals`, `guests`..., is not a site).
+                 * @example example.com
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SitesDeleted"];
+            401: components["responses"]["SitesUnauthorized"];
+            403: components["responses"]["SitesForbidden"];
+            404: components["responses"]["SitesNotFound"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
         };
     };
     queryStats: {

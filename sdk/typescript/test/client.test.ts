@@ -336,6 +336,47 @@ test("stats: hits sent to the collection endpoint, paged to the last page", asyn
   assert.equal(typeof rt.data, "number");
 });
 
+test("Plausible's Sites API: sites, shared links, goals, custom properties, guests", async () => {
+  const site_id = "sdk-sites.example";
+  const made = await api.client.POST("/api/v1/sites", { body: { domain: site_id } });
+  assert.equal(made.response.status, 200);
+  assert.equal(made.data?.domain, site_id);
+  const list = await api.client.GET("/api/v1/sites", { params: { query: { limit: 1000 } } });
+  assert.ok(list.data?.sites.some((s) => s.domain === site_id));
+  const got = await api.client.GET("/api/v1/sites/{site_id}", { params: { path: { site_id } } });
+  assert.equal(got.data?.timezone, "UTC");
+  const upd = await api.client.PUT("/api/v1/sites/{site_id}", { params: { path: { site_id } }, body: { domain: "elsewhere.example" } });
+  assert.equal(upd.response.status, 400);
+  assert.match(upd.error?.error ?? "", /^domain: /);
+  const link = await api.client.PUT("/api/v1/sites/shared-links", { body: { site_id, name: "Embed" } });
+  assert.match(link.data?.url ?? "", /\/share\/sdk-sites\.example\?auth=/);
+  const goal = await api.client.PUT("/api/v1/sites/goals", { body: { site_id, goal_type: "page", page_path: "/pricing" } });
+  assert.equal(goal.data?.display_name, "Visit /pricing");
+  const goals = await api.client.GET("/api/v1/sites/goals", { params: { query: { site_id } } });
+  assert.equal(goals.data?.goals.length, 1);
+  const delGoal = await api.client.DELETE("/api/v1/sites/goals/{goal_id}", { params: { path: { goal_id: String(goal.data?.id) }, query: { site_id } } });
+  assert.equal(delGoal.data?.deleted, true);
+  const prop = await api.client.PUT("/api/v1/sites/custom-props", { body: { site_id, property: "author" } });
+  assert.equal(prop.data?.created, true);
+  const props = await api.client.GET("/api/v1/sites/custom-props", { params: { query: { site_id } } });
+  assert.deepEqual(props.data?.custom_properties, [{ property: "author" }]);
+  const delProp = await api.client.DELETE("/api/v1/sites/custom-props/{property}", { params: { path: { property: "author" }, query: { site_id } } });
+  assert.equal(delProp.data?.deleted, true);
+  const guest = await api.client.PUT("/api/v1/sites/guests", { body: { site_id, email: "nope", role: "viewer" } });
+  assert.equal(guest.response.status, 400);
+  const invited = await api.client.PUT("/api/v1/sites/guests", { body: { site_id, email: "g@example.com", role: "viewer" } });
+  assert.equal(invited.data?.status, "invited");
+  const guests = await api.client.GET("/api/v1/sites/guests", { params: { query: { site_id } } });
+  assert.equal(guests.data?.guests.length, 1);
+  const delGuest = await api.client.DELETE("/api/v1/sites/guests/{email}", { params: { path: { email: "g@example.com" }, query: { site_id } } });
+  assert.equal(delGuest.data?.deleted, true);
+  const gone = await api.client.DELETE("/api/v1/sites/{site_id}", { params: { path: { site_id } } });
+  assert.equal(gone.data?.deleted, true);
+  const again = await api.client.GET("/api/v1/sites/{site_id}", { params: { path: { site_id } } });
+  assert.equal(again.response.status, 404);
+  assert.equal(again.error?.error, "Site could not be found");
+});
+
 test("the spec, the docs, and the routes outside /api/v1", async () => {
   assert.match(await api.openAPI(), /^openapi: 3\.0\.3/);
   assert.match(await api.docs(), /<!DOCTYPE html>/i);
