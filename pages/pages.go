@@ -5,10 +5,6 @@
 package pages
 
 import (
-	"github.com/analytics-service/analytics/pages/htmlpage"
-	"github.com/analytics-service/analytics/pages/signin"
-	"github.com/analytics-service/analytics/sitecheck"
-
 	"context"
 	"fmt"
 	"log/slog"
@@ -20,9 +16,12 @@ import (
 
 	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/goals"
+	"github.com/analytics-service/analytics/pages/htmlpage"
+	"github.com/analytics-service/analytics/pages/signin"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/segments"
+	"github.com/analytics-service/analytics/sitecheck"
 	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
