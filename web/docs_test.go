@@ -9,11 +9,12 @@ import (
 )
 
 // The page is light: the whole of it, gzipped as served, in a few dozen kilobytes (the Redoc
-// page it replaced was 2,597,766 bytes, 704,462 gzipped).
+// page it replaced was 2,597,766 bytes, 704,462 gzipped). Its plain size grows by about 4 KB
+// an operation (69 of them: 268 KB); what travels is the gzipped page.
 func TestDocsPageIsLight(t *testing.T) {
 	plain, gzipped := len(docs.plain.body), len(docs.gzipped.body)
 	t.Logf("docs page: %d bytes, %d gzipped", plain, gzipped)
-	if plain > 200<<10 || gzipped > 40<<10 {
+	if plain > 400<<10 || gzipped > 40<<10 {
 		t.Errorf("the docs page weighs %d bytes (%d gzipped)", plain, gzipped)
 	}
 	if dir := os.Getenv("DOCS_DUMP"); dir != "" {
