@@ -83,6 +83,15 @@ func open(path string) (*Store, error) {
 	return s, nil
 }
 
+// Checkpoint writes the file's log into the file (DuckDB's CHECKPOINT), so that its size is
+// the data's.
+func (s *Store) Checkpoint() error {
+	if _, err := s.db.Exec(`CHECKPOINT`); err != nil {
+		return fmt.Errorf("column store: checkpoint: %w", err)
+	}
+	return nil
+}
+
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
