@@ -1,7 +1,11 @@
 package repository
 
 import (
+	"context"
 	"time"
+
+	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/stats"
 
 	"github.com/analytics-service/analytics/repository/counters"
 )
@@ -25,3 +29,12 @@ var WithSessionSettings = withSessionSettings
 
 // VisitRowChunk is the most rows one statement of AddVisitBatch writes.
 const VisitRowChunk = counters.VisitRowChunk
+
+// ColumnThrough is the last day of q's range that the column store answers, zero for none.
+func ColumnThrough(ctx context.Context, r *Repository, site int64, q *query.Query) time.Time {
+	b, err := r.newBuild(ctx, site, q, stats.FixedZone(time.UTC))
+	if err != nil {
+		panic(err)
+	}
+	return b.columnThrough
+}

@@ -1,9 +1,12 @@
 package repository
 
 import (
+	"context"
 	"slices"
+	"time"
 
 	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -17,8 +20,8 @@ import (
 //     no counter does (visitors per value, custom properties, revenue, the order of a visit's
 //     hits, the hour of a day), sampled past stats.MaxExactPageviews in a view.
 //
-// A third store (per-day rollups of more combinations, or a column engine holding closed
-// days) is one more store here, chosen from the same needs; its callers do not change.
+// A third, the column store (package column), answers the closed days it holds of a query of
+// the visit-level values (columnDays); the rows the rest, summed before shaping (readColumn).
 
 // readStore is a store that answers reads.
 type readStore uint8
@@ -26,6 +29,7 @@ type readStore uint8
 const (
 	counterStore readStore = iota
 	rowStore
+	columnStore // with rowStore: the days it holds (columnDays)
 )
 
 // needs is what a read asks of a store.
@@ -124,4 +128,37 @@ func countedBreakdown(f query.Field, metrics []query.Metric) bool {
 		return false
 	}
 	return !slices.ContainsFunc(metrics, func(m query.Metric) bool { return m != counted })
+}
+
+// UseColumnStore makes the engine read the closed days that s holds from it.
+func (r *Repository) UseColumnStore(s *column.Store) { r.column = s }
+
+// SyncColumnStore copies the days closed in every zone (UTC-12's end a day later) to the store.
+func (r *Repository) SyncColumnStore(ctx context.Context) error {
+	return r.column.Sync(ctx, r.db.DB, dayOf(r.now().UTC()).AddDate(0, 0, -closedAfter-1))
+}
+
+// columnDays is the last day of b's range, from its first on, that the column store answers:
+// whole days of an unsampled query of visit-level values and time only, closed, held.
+func (b *queryBuild) columnDays() (time.Time, bool) {
+	q := b.q
+	if b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics) {
+		return time.Time{}, false
+	}
+	return b.repo.column.HeldThrough(b.websiteID, q.Range.From, q.Range.To, b.lastClosedDay())
+}
+
+// readColumn reads the column store's part (columnDays) and makes it rows of v, as lists.
+func (b *queryBuild) readColumn(ctx context.Context) error {
+	if b.columnThrough.IsZero() {
+		return nil
+	}
+	part := column.Part{WebsiteID: b.websiteID, From: b.q.Range.From, To: b.columnThrough, Dimensions: b.q.Dimensions,
+		Filters: b.q.Filters, Visitors: b.needsVisitors(), Matched: b.matched, Like: likePattern}
+	rows, err := b.repo.column.Read(ctx, part)
+	if err != nil {
+		return err
+	}
+	b.columnRows = " UNION ALL " + rows.SQL(b.q.Dimensions, b.q.TimeUnit() == query.Hour, b.arg)
+	return nil
 }

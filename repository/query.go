@@ -109,6 +109,10 @@ type queryBuild struct {
 	// matching rows, rather than by reading the range's visitor-days of several visits first
 	// (readRepeats): for reads whose filters keep few rows of the range (v1's, rowReader).
 	groupVisitors bool
+	// columnThrough: the column store answers the range's days through it (columnDays), the
+	// visit rows the later ones; columnRows is its groups as v's rows (readColumn).
+	columnThrough time.Time
+	columnRows    string
 }
 
 // RunQuery answers a checked query as planQuery decides: from the counters, or over the
@@ -190,7 +194,11 @@ func (r *Repository) newBuild(ctx context.Context, websiteID int64, q *query.Que
 		return nil, err
 	}
 	b := &queryBuild{q: q, fraction: fraction, repo: r, websiteID: websiteID, zone: zone}
-	b.base = b.rangeWhere(websiteID)
+	rg := q.Range
+	if last, ok := b.columnDays(); ok {
+		b.columnThrough, rg.From = last, last.AddDate(0, 0, 1)
+	}
+	b.base = rangeWhere(&b.sqlArgs, websiteID, rg, fraction)
 	b.baseArgs = len(b.args)
 	return b, nil
 }
@@ -212,6 +220,9 @@ func (r *Repository) runBuild(ctx context.Context, b *queryBuild) (QueryAnswer, 
 			return err
 		}
 		b.where, b.whereArgs = where, whereArgs
+		if err := b.readColumn(ctx); err != nil {
+			return err
+		}
 		grouped := b.grouped(where)
 		groupedArgs := len(b.args)
 		sqlText, dims := b.statement(grouped)
@@ -275,12 +286,6 @@ func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64,
 	}
 	out.Basis = Basis{Fraction: b.fraction, From: from}
 	return nil
-}
-
-// rangeWhere selects the website's rows of the range's hours, sampled past
-// stats.MaxExactPageviews as the filtered reads are.
-func (b *queryBuild) rangeWhere(websiteID int64) string {
-	return rangeWhere(&b.sqlArgs, websiteID, b.q.Range, b.fraction)
 }
 
 // rangeWhere is the condition of a website's visit rows of a range (its hours at its ends)
@@ -562,7 +567,7 @@ func (b *queryBuild) perVisitor(where string) string {
 	}
 	return `SELECT ` + selected + visitors + `, count(*) FILTER (WHERE first) AS visits,
 			sum(pv) AS pageviews, sum(ev) AS events, count(*) FILTER (WHERE first AND bounce) AS bounces,
-			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + engagement + b.revenueSums() + from + groupBy
+			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + engagement + b.revenueSums() + from + groupBy + b.columnRows
 }
 
 // perVisit is u: one row per matching visit, or (event:page) per pageview, or (event:name)

@@ -14,6 +14,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/repository/counters"
 	"github.com/analytics-service/analytics/repository/store"
 	"github.com/analytics-service/analytics/repository/ttlcache"
@@ -47,6 +48,7 @@ type Repository struct {
 	// maxRepeats is how many visitor-days of several visits the query engine passes to a
 	// statement as a list (defaultMaxRepeats; the tests change it to try both ways).
 	maxRepeats int
+	column     *column.Store // the closed days' column store (UseColumnStore), nil: none
 }
 
 // New wraps an open database, every statement on its one pool (commands, tests). now is the

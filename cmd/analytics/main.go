@@ -431,6 +431,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	if paced {
 		go followOpenVisits(ctx, service.Pipeline.Visits)
 	}
+	if store := openColumnStore(ctx, repo, log); store != nil {
+		defer store.Close()
+	}
 
 	srv := &http.Server{
 		Addr:              cfg.ListenAddr,

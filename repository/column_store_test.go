@@ -1,0 +1,113 @@
+package repository_test
+
+import (
+	"context"
+	"fmt"
+	mathrand "math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	queryapi "github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/column"
+	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// columnStoreQueries are visit-level questions the column store answers: the query
+// benchmark's, the agreement tests' filters, labels that merge stored values (devices, weeks),
+// percentage, and every ratio.
+var columnStoreQueries = []struct{ metrics, dims, filters string }{
+	{`"visitors", "visits", "pageviews", "bounce_rate", "visit_duration", "views_per_visit", "events"`, ``, `[]`},
+	{`"visitors", "pageviews", "bounce_rate"`, `"visit:country_name", "visit:city_name"`, `[]`},
+	{`"visitors", "visits"`, `"visit:browser", "visit:os", "visit:device", "time:day"`, `[]`},
+	{`"visitors", "visits", "pageviews"`, `"visit:country"`, `[["is", "visit:referrer", ["google.com", "t.co"]]]`},
+	{`"visitors", "visits", "pageviews"`, `"visit:country"`, `[["matches", "visit:referrer", ["^(google|t)\\."]]]`},
+	{`"visitors", "percentage"`, `"visit:browser"`, `[["is", "visit:country", ["DE"]]]`},
+	{`"visitors", "percentage"`, `"visit:device"`, `[["matches", "visit:country", ["^(DE|FR)$"]]]`},
+	{`"visitors", "bounce_rate"`, `"time:week"`, `[["and", [["contains", "visit:entry_page", ["/B"], {"case_sensitive": false}], ["not", ["matches", "visit:referrer", ["google"]]]]]]`},
+	{`"visitors", "visits", "bounce_rate", "visit_duration"`, `"time:day"`, `[["is_not", "visit:os", ["Windows", "macOS"]]]`},
+	{`"visits", "pageviews"`, `"time:hour"`, `[["or", [["is", "visit:browser", ["Chrome", "Firefox"]], ["contains", "visit:referrer", ["GOOGLE"], {"case_sensitive": false}]]]]`},
+	{`"visitors", "visits"`, `"visit:screen", "time:month"`, `[["is", "visit:country", ["DE", "FR"]], ["is_not", "visit:device", ["Mobile"]]]`},
+}
+
+// TestColumnStoreAgreesWithRowStore holds every answer of the engine with the column store
+// equal to the row store's alone, on random traffic whose range holds closed days (the
+// store's) and open ones (the rows'), with a store that holds every closed day and one that
+// lacks the last ones (a node that has not copied them yet, or one whose file was deleted).
+func TestColumnStoreAgreesWithRowStore(t *testing.T) {
+	f := newFixture(t, "column.example")
+	site, ctx := f.sites[0], context.Background()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	from := today.AddDate(0, 0, -24)
+	repotest.WriteVisitRows(t, f.db, site, repotest.RandomVisits(mathrand.New(mathrand.NewPCG(38, 19)), from, today, 40))
+	env := queryapi.Env{Now: time.Now().UTC(), Location: time.UTC}
+
+	dir := t.TempDir()
+	store, err := column.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	withColumns := repository.New(f.db, nil)
+	withColumns.UseColumnStore(store)
+	lastClosed := today.AddDate(0, 0, -3)
+	if err := store.Sync(ctx, f.db.DB, lastClosed.AddDate(0, 0, -5)); err != nil {
+		t.Fatal(err)
+	}
+	check := func(stage string, through time.Time) {
+		t.Helper()
+		for _, rg := range [][2]time.Time{{from, today}, {from.AddDate(0, 0, 2), lastClosed.AddDate(0, 0, -1)}, {from.AddDate(0, 0, 10), today.AddDate(0, 0, -1)}} {
+			for _, c := range columnStoreQueries {
+				body := fmt.Sprintf(`{"site_id": "column.example", "date_range": [%q, %q], "metrics": [%s], "dimensions": [%s], "filters": %s}`,
+					rg[0].Format(time.DateOnly), rg[1].Format(time.DateOnly), c.metrics, c.dims, c.filters)
+				q, err := queryapi.Parse([]byte(body), env)
+				if err != nil {
+					t.Fatalf("%s: %v", body, err)
+				}
+				want := f.runQuery(t, site, body, env)
+				got, err := withColumns.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
+				if err != nil {
+					t.Fatalf("%s: %s: %v", stage, body, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: %s:\ncolumns %+v\nrows    %+v", stage, body, got, want)
+				}
+				if len(want.Rows) == 0 {
+					t.Errorf("%s: %s: no rows", stage, body)
+				}
+				wantThrough := through
+				if rg[1].Before(through) {
+					wantThrough = rg[1]
+				}
+				if got := repository.ColumnThrough(ctx, withColumns, site, q); !got.Equal(wantThrough) {
+					t.Errorf("%s: %s: the column store answers through %s, not %s", stage, body, got.Format(time.DateOnly), wantThrough.Format(time.DateOnly))
+				}
+			}
+		}
+	}
+	check("lacking the last closed days", lastClosed.AddDate(0, 0, -5))
+	if err := withColumns.SyncColumnStore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("every closed day", lastClosed.AddDate(0, 0, -1))
+
+	// Deleted, the file is made again empty, and the next sync copies the days again.
+	store.Close()
+	for _, name := range []string{column.FileName, column.FileName + ".wal"} {
+		os.Remove(filepath.Join(dir, name))
+	}
+	store, err = column.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withColumns.UseColumnStore(store)
+	check("deleted", time.Time{})
+	if err := withColumns.SyncColumnStore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("rebuilt", lastClosed.AddDate(0, 0, -1))
+}
