@@ -103,10 +103,10 @@ func newRangePicker(base string, v statsView, addr dashAddress, today, first tim
 		if p, ok := period.Current(menu, current); ok {
 			picker.Label = p.Label
 		}
-		if r, ok := period.Shift(current, -1, today); ok {
+		if r, ok := period.Arrow(menu, current, -1, today); ok {
 			picker.Prev = to(r)
 		}
-		if r, ok := period.Shift(current, 1, today); ok {
+		if r, ok := period.Arrow(menu, current, 1, today); ok {
 			picker.Next = to(r)
 		}
 	}
