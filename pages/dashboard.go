@@ -214,12 +214,13 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		metric   graph.Metric
 		interval stats.Interval
 	)
+	filters := parseFilters(q, errs)
 	if len(errs) == 0 {
 		checkComparable(rng, errs)
 		cmp = parseComparison(q, rng, errs)
-		metric, interval = parseGraph(q, rng, errs)
+		_, goal := filters.Get(stats.GoalName)
+		metric, interval = parseGraph(q, rng, goal, errs)
 	}
-	filters := parseFilters(q, errs)
 	edit := filterform.ParseOpen(q, filters, errs)
 	tabs := parseTabs(q, errs)
 	propKey := parsePropertyKey(q, errs)
@@ -243,7 +244,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := p.zone(site)
-	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, interval, filters, today, tabs, propKey, funnel)
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, seriesOf{metric, interval}, filters, today, tabs, propKey, funnel)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -285,6 +286,8 @@ type dashboardReads struct {
 	// cmp is the comparison asked for; compared the time series of its days (none when off).
 	cmp      stats.Comparison
 	compared []repository.Bucket
+	// rateBase and comparedBase: the series a conversion rate divides by (graphSeries).
+	rateBase, comparedBase []repository.Bucket
 	// comparedTop is the compared days' top lists, of up to comparedTopSize values each.
 	comparedTop map[stats.Name]repository.StatList
 	visits      visitsReads
@@ -305,7 +308,7 @@ type dashboardReads struct {
 // only the tab shown is read: the Pages box's in a statement of its own (pages are about half
 // of a website's rows), with the time on page of the top pages.
 // Filters narrow every number but current visitors (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, cmp stats.Comparison, interval stats.Interval, filters stats.Filters, today time.Time, tabs []stats.Name, propKey string, funnel int64) (dashboardReads, error) {
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, cmp stats.Comparison, graphed seriesOf, filters stats.Filters, today time.Time, tabs []stats.Name, propKey string, funnel int64) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today, cmp: cmp}
 		topPages map[stats.Name]repository.StatList
@@ -332,17 +335,11 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		out.spellings, err = p.repo.EventSpellings(ctx, siteID)
 		return err
 	})
-	g.Go(func() (err error) {
-		out.series, err = reader.Series(ctx, interval, zone)
-		return err
-	})
+	p.graphSeries(ctx, g, siteID, zone, rng, graphed, filters, &out.series, &out.rateBase)
 	if cmp.On() {
 		// The compared days in buckets of the same size, for the chart's dashed lines.
 		compared := p.repo.Reader(siteID, cmp.Range(rng), filters)
-		g.Go(func() (err error) {
-			out.compared, err = compared.Series(ctx, interval, zone)
-			return err
-		})
+		p.graphSeries(ctx, g, siteID, zone, cmp.Range(rng), graphed, filters, &out.compared, &out.comparedBase)
 		// The lists' rows show their value's count on the compared days: one statement for
 		// every list, deeper than the lists so that most values shown are found.
 		g.Go(func() (err error) {
@@ -437,12 +434,9 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.Properties = newPropertiesPanel(dash, cloneValues(addr.query), links, reads.props,
 		propertiesExportURL(v, rng, filters))
 	data.Visits = newVisitsPanel(base, v, rng, reads.cmp, len(filters) > 0, reads.visits)
-	var compared []repository.Bucket
-	if reads.cmp.On() {
-		compared = reads.compared
-	}
-	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads.series, compared, loc, data.Visits.Before)
-	cardLinks(data.Visits.Numbers, base, addr, metric)
+	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads, loc, data.Visits.Before)
+	_, goal := filters.Get(stats.GoalName)
+	cardLinks(data.Visits.Numbers, base, addr, metric, goal)
 	data.Picker = newRangePicker(base, v, addr, today, reads.first, rng, filters)
 	lists := slices.Clone(data.Top)
 	for _, b := range data.Boxes {

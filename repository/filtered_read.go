@@ -380,9 +380,7 @@ func (v rowReader) Series(ctx context.Context, interval stats.Interval, zone sta
 	starts := interval.ZoneBuckets(v.days, zone)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
-		t := sums[startKey(interval, start)].totals(fraction)
-		t.Events = 0 // as the counters' series, which have none
-		out[i] = Bucket{Start: start.Start, Totals: t}
+		out[i] = Bucket{Start: start.Start, Totals: sums[startKey(interval, start)].totals(fraction)}
 	}
 	return out, nil
 }
