@@ -37,7 +37,7 @@ type counterNames struct {
 }
 
 var (
-	dailyNames = counterNames{stats.Visitor, stats.Visit, stats.Pageview, stats.Event, stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
+	dailyNames  = counterNames{stats.Visitor, stats.Visit, stats.Pageview, stats.Event, stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
 	seriesNames = dailyNames
 	// An hour's visits are all timed: hourly counters exist only for collected visits. There is
 	// no hourly event counter: a series of hours has no events (the visit rows have them).
