@@ -434,7 +434,11 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.Properties = newPropertiesPanel(dash, cloneValues(addr.query), links, reads.props,
 		propertiesExportURL(v, rng, filters))
 	data.Visits = newVisitsPanel(base, v, rng, reads.cmp, len(filters) > 0, reads.visits)
-	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads, loc, data.Visits.Before)
+	realtime := "" // Today's minutes are the realtime view's
+	if rng.From.Equal(today) && rng.To.Equal(today) {
+		realtime = data.Visits.RealtimeURL
+	}
+	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads, loc, data.Visits.Before, realtime)
 	_, goal := filters.Get(stats.GoalName)
 	cardLinks(data.Visits.Numbers, base, addr, metric, goal)
 	data.Picker = newRangePicker(base, v, addr, today, reads.first, rng, filters)

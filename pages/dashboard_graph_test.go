@@ -98,3 +98,28 @@ func TestDashboardGraphMetricRefusals(t *testing.T) {
 		wantStatus(t, q, b.get("/stats/metrics.example?"+q), http.StatusOK)
 	}
 }
+
+// Minutes are the realtime view's: Today's interval switch leads there (a link to another
+// page, not swapped in place), and the realtime view's switch leads back to Today by the hour.
+func TestTodayMinutesAreTheRealtimeView(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "minutes.example")
+	e.seedMonth(id)
+	b := e.browser()
+	today := e.Clock.Now().UTC().Format(time.DateOnly)
+	p := b.get("/stats/minutes.example?from=" + today + "&to=" + today)
+	wantStatus(t, "today", p, http.StatusOK)
+	if !strings.Contains(p.body, `<li><a href="/stats/minutes.example/realtime">Minutes</a></li>`) {
+		t.Errorf("Today has no link to its minutes:\n%s", p.body)
+	}
+	week := b.get("/stats/minutes.example?from=2026-03-14&to=" + today)
+	if strings.Contains(week.body, ">Minutes</a>") {
+		t.Error("a week's interval switch has minutes")
+	}
+	rt := b.get("/stats/minutes.example/realtime")
+	wantStatus(t, "realtime", rt, http.StatusOK)
+	if want := `href="/stats/minutes.example?from=` + today + `&amp;to=` + today + `">Hours (today)</a>`; !strings.Contains(rt.body, want) {
+		t.Errorf("the realtime view has no way to today by the hour %s:\n%s", want, rt.body)
+	}
+}

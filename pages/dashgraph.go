@@ -42,6 +42,7 @@ type intervalLink struct {
 	URL     string
 	Current bool
 	Next    bool // the keyboard's I goes to it
+	Other   bool // it leads to another page (Today's minutes: the realtime view's)
 }
 
 var intervalLabels = map[stats.Interval]string{stats.Hour: "Hours", stats.Daily: "Days", stats.Week: "Weeks", stats.Month: "Months"}
@@ -66,8 +67,9 @@ func parseGraph(q url.Values, rng stats.Range, goal bool, errs stats.FieldErrors
 }
 
 // newGraphPanel lays out the graph of the series read (and of the compared ones, none
-// without a comparison) in the website's zone loc; base+addr make the interval switch's links.
-func newGraphPanel(base string, addr dashAddress, m graph.Metric, interval stats.Interval, rng stats.Range, reads dashboardReads, loc *time.Location, before string) graphPanel {
+// without a comparison) in the website's zone loc; base+addr make the interval switch's links,
+// realtime the one to minutes (the realtime view's, graph.Minute) for Today ("" otherwise).
+func newGraphPanel(base string, addr dashAddress, m graph.Metric, interval stats.Interval, rng stats.Range, reads dashboardReads, loc *time.Location, before, realtime string) graphPanel {
 	points := graph.Points(m, interval, reads.series, reads.rateBase, loc)
 	var cmp []graph.Point
 	if reads.cmp.On() {
@@ -82,6 +84,9 @@ func newGraphPanel(base string, addr dashAddress, m graph.Metric, interval stats
 	for _, i := range graph.Allowed(rng) {
 		panel.Intervals = append(panel.Intervals, intervalLink{Label: intervalLabels[i], URL: base + addr.set(graph.IntervalParam, string(i)),
 			Current: i == interval, Next: i == next && i != interval})
+	}
+	if realtime != "" {
+		panel.Intervals = append([]intervalLink{{Label: "Minutes", URL: realtime, Other: true}}, panel.Intervals...)
 	}
 	return panel
 }

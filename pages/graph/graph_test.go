@@ -51,8 +51,11 @@ func TestParseIntervalAndMetric(t *testing.T) {
 	if _, msg := ParseInterval("hour", year); msg != "hour is not allowed for 1 Jan 2025 – 31 Dec 2025 (365 days); it allows day, week, month" {
 		t.Errorf("hour over a year: %q", msg)
 	}
-	if _, msg := ParseInterval("minute", days("2025-01-01", 1)); msg != "must be one of hour, day, week, month" {
+	if _, msg := ParseInterval("minute", days("2025-01-01", 1)); msg != "minute is the realtime view's (its last 30 minutes): a range is kept by the hour at the finest; 1 Jan 2025 allows hour" {
 		t.Errorf("minute: %q", msg)
+	}
+	if _, msg := ParseInterval("second", days("2025-01-01", 1)); msg != "must be one of minute, hour, day, week, month" {
+		t.Errorf("second: %q", msg)
 	}
 	if i := Next(stats.Month, year); i != stats.Daily {
 		t.Errorf("after month: %s", i)
