@@ -81,22 +81,24 @@ type rangePicker struct {
 // newRangePicker is the period menu of a website's dashboard on today, with first its first
 // day with data (for "all time"), current the range shown (none: zero); every link keeps the
 // rest of the view addr shows, and its interval where the new range allows it.
-func newRangePicker(base string, v statsView, addr dashAddress, today, first time.Time, current stats.Range, filters stats.Filters) rangePicker {
+func newRangePicker(base string, v statsView, addr dashAddress, today, first time.Time, last24, current stats.Range, filters stats.Filters) rangePicker {
 	picker := rangePicker{Filters: filters, Label: "Choose a period", Keep: url.Values{}}
 	for k, vs := range addr.query {
-		if k != "from" && k != "to" && k != graph.IntervalParam && !stats.IsFilterParam(k) {
+		if k != "from" && k != "to" && k != "period" && k != graph.IntervalParam && !stats.IsFilterParam(k) {
 			picker.Keep[k] = vs
 		}
 	}
 	to := func(r stats.Range) string {
-		q := r.Query()
-		q.Set(graph.IntervalParam, "")
+		q := url.Values{"from": {""}, "to": {""}, "period": {""}, graph.IntervalParam: {""}} // dates or period=24h
+		for k, vs := range r.Query() {
+			q[k] = vs
+		}
 		if i := stats.Interval(addr.query.Get(graph.IntervalParam)); i != "" && graph.Allows(i, r) {
 			q.Set(graph.IntervalParam, string(i))
 		}
 		return base + addr.with(q)
 	}
-	menu := period.Menu(today, first)
+	menu := period.Menu(today, first, last24)
 	if !current.From.IsZero() {
 		picker.From, picker.To = current.From.Format(time.DateOnly), current.To.Format(time.DateOnly)
 		picker.Label = current.String()
@@ -163,7 +165,7 @@ func (p *Pages) rangeError(w http.ResponseWriter, r *http.Request, site reposito
 	}
 	base := p.links.Base(r, web.Page)
 	v := viewOf(r, site)
-	picker := newRangePicker(base, v, newDashAddress(v.path, q), today, first, stats.Range{}, filters)
+	picker := newRangePicker(base, v, newDashAddress(v.path, q), today, first, p.last24(site), stats.Range{}, filters)
 	picker.From, picker.To, picker.Errors = q.Get("from"), q.Get("to"), errs
 	links := newFilterLinks(v.path, q, filters)
 	p.render(w, r, http.StatusUnprocessableEntity, "range_error.html", site.Domain,
@@ -208,7 +210,8 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.applyFilterDialog(w, r, site)
 		return
 	}
-	rng, errs := parseRange(q, today)
+	last24 := p.last24(site)
+	rng, errs := parseRange(q, today, last24)
 	var (
 		cmp      stats.Comparison
 		metric   graph.Metric
@@ -252,7 +255,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base, v := p.links.Base(r, web.Page), viewOf(r, site)
 	addr := newDashAddress(v.path, q)
 	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To),
-		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit})
+		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit, last24: last24})
 	data.Owner = hasRole(site)
 	if repository.Role(site.Role).Can(repository.RoleEditor) && v.shared == nil {
 		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
@@ -274,6 +277,7 @@ type dashChoices struct {
 	addr     dashAddress
 	metric   graph.Metric
 	interval stats.Interval
+	last24   stats.Range // the menu's Last 24 hours
 }
 
 // dashboardReads are what a dashboard shows, as read.
@@ -441,7 +445,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads, loc, data.Visits.Before, realtime)
 	_, goal := filters.Get(stats.GoalName)
 	cardLinks(data.Visits.Numbers, base, addr, metric, goal)
-	data.Picker = newRangePicker(base, v, addr, today, reads.first, rng, filters)
+	data.Picker = newRangePicker(base, v, addr, today, reads.first, c.last24, rng, filters)
 	lists := slices.Clone(data.Top)
 	for _, b := range data.Boxes {
 		lists = append(lists, b.List)

@@ -35,9 +35,10 @@ func darkMode(on bool) chromedp.Action[chromedp.Void] {
 
 // The dashboard driven as a person drives it, in Chromium: a card chooses the graph's metric
 // without a reload, a point shows its numbers under the mouse, the keys of the period menu
-// (W, X, I, the arrows) change the view but not while typing, a box's tab changes without a
-// reload and keeps the focus and the scroll, and the Filter dialog adds a typed filter of two
-// values and edits it from its chip. Every state is checked (axe-core, no horizontal scroll)
+// (W, X, I, the arrows, H the last 24 hours) change the view but not while typing, a box's tab
+// changes without a reload and keeps the focus and the scroll, the Filter dialog adds a typed
+// filter of two values and edits it from its chip, the Events card draws today's events by the
+// hour, and Today's Minutes lead to the realtime view and back. Every state is checked (axe-core, no horizontal scroll)
 // at 1280 and 375 px, light and dark; without JavaScript the same controls are links.
 func TestDashboardInteractionsInChromium(t *testing.T) {
 	check := newPageChecker(t)
@@ -245,6 +246,34 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 		t.Errorf("today's graph is %q: the week's interval was kept, or the metric lost", got)
 	}
 	shootElement(t, ctx, "#graph", filepath.Join(check.shots, "dash-graph-1280.png"))
+
+	// The Events card: today's events by the hour, without a reload.
+	do(chromedp.Click(chromedp.CSS(`a.metric-card[data-swap="card-events"]`)))
+	waitFor("the graph of events", `document.querySelector("#chart-heading").textContent === "Events per hour"`)
+	if q := address(); q.Get("graph_metric") != "events" {
+		t.Errorf("after the Events card the address is %v", q)
+	}
+	// H: the last 24 hours, the graph still of events, by the hour.
+	do(chromedp.KeyEvent("h"))
+	waitFor("the last 24 hours", `new URLSearchParams(location.search).get("period") === "24h" && document.readyState === "complete"`)
+	if got := text(`document.querySelector(".period-menu summary").textContent`); got != "Last 24 hours" {
+		t.Errorf("the period menu says %q after H", got)
+	}
+	var hours int
+	eval(`document.querySelectorAll("svg.chart-wide rect.slot").length`, &hours)
+	if q := address(); q.Get("graph_metric") != "events" || q.Has("from") || hours != 25 ||
+		text(`document.querySelector("#chart-heading").textContent`) != "Events per hour" {
+		t.Errorf("after H: address %v, %d hours", q, hours)
+	}
+	look("dash-24h")
+	// Today's minutes are the realtime view's: its interval switch leads there, and back.
+	do(chromedp.KeyEvent("d"))
+	waitFor("today again", `new URLSearchParams(location.search).get("from") === "2026-03-20" && document.readyState === "complete"`)
+	do(chromedp.Click(chromedp.CSS(`.intervals a[href$="/realtime"]`)))
+	waitFor("the realtime view's minutes", `document.querySelector("#minutes-heading")?.textContent === "Pageviews per minute"`)
+	look("realtime")
+	do(chromedp.Click(chromedp.CSS(`.intervals a[href*="from=2026-03-20"]`)))
+	waitFor("today by the hour", `document.querySelector("#chart-heading")?.textContent === "Unique visitors per hour"`)
 
 	// Without JavaScript: the card, the interval and the tab are links that load the page.
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {

@@ -55,6 +55,7 @@ func (c Comparison) Range(r Range) Range {
 		shift := (int(out.From.Weekday()) - int(r.From.Weekday()) + 7) % 7
 		out = Range{From: out.From.AddDate(0, 0, -shift), To: out.To.AddDate(0, 0, -shift)}
 	}
+	out.Hours = r.Hours // the same hours of the days compared
 	return out
 }
 

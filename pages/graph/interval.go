@@ -36,6 +36,9 @@ var Intervals = []stats.Interval{stats.Hour, stats.Daily, stats.Week, stats.Mont
 
 // Allows tells whether the graph of a range may be cut into buckets of i.
 func Allows(i stats.Interval, r stats.Range) bool {
+	if r.Hours.Set { // the last 24 hours: by the hour only
+		return i == stats.Hour
+	}
 	days := r.Days()
 	switch i {
 	case stats.Hour:

@@ -5,6 +5,7 @@ package period
 import (
 	"time"
 
+	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -31,9 +32,9 @@ type step struct {
 }
 
 // Menu is the menu's entries on today, in Plausible's order; first is the website's first day
-// with data (all time starts there, or today without any). Plausible's "Last 24 hours" (H) is
-// not among them: a range here is whole days of the website's zone.
-func Menu(today, first time.Time) []Period {
+// with data (all time starts there, or today without any), last24 the last 24 hours now
+// (Last24Hours).
+func Menu(today, first time.Time, last24 stats.Range) []Period {
 	month := stats.MonthStart(today)
 	year := time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
 	days := func(n int) stats.Range { return stats.Range{From: today.AddDate(0, 0, 1-n), To: today} }
@@ -42,6 +43,7 @@ func Menu(today, first time.Time) []Period {
 		{Label: "Today", Key: "d", Range: days(1), by: step{Days: 1}},
 		{Label: "Yesterday", Key: "e", Range: stats.Range{From: yesterday, To: yesterday}, by: step{Days: 1}},
 		{Label: "Realtime", Key: "r", Realtime: true},
+		{Label: "Last 24 hours", Key: "h", Range: last24},
 		{Label: "Last 7 days", Key: "w", Range: days(7), by: step{Days: 7}},
 		{Label: "Last 28 days", Key: "f", Range: days(28), by: step{Days: 28}},
 		{Label: "Last 30 days", Key: "t", Range: days(30), by: step{Days: 30}},
@@ -65,6 +67,13 @@ func Current(menu []Period, r stats.Range) (Period, bool) {
 		}
 	}
 	return Period{}, false
+}
+
+// Last24Hours is Plausible's last 24 hours at now, in the website's zone loc: the query API's
+// date_range "24h", whole hours from the hour of 24 hours ago to the current one, as a range
+// of the pages (stats.Range.Hours; its address is period=24h).
+func Last24Hours(now time.Time, loc *time.Location) stats.Range {
+	return query.Last24Hours(now, loc).Span()
 }
 
 // Arrow is the period before (dir -1) or after (dir 1) r, as the menu's arrows move it: by
@@ -97,6 +106,9 @@ func Arrow(menu []Period, r stats.Range, dir int, today time.Time) (stats.Range,
 // before; ok is false for a period after today, which has no data yet, and for one outside
 // the calendar.
 func Shift(r stats.Range, step int, today time.Time) (stats.Range, bool) {
+	if r.Hours.Set { // the last 24 hours: relative to now, no period before or after
+		return stats.Range{}, false
+	}
 	var out stats.Range
 	switch months, whole := calendarMonths(r, today); {
 	case whole && months%12 == 0 && r.From.Month() == time.January:
