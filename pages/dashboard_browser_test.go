@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/web/webtest"
 )
 
@@ -47,6 +48,22 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 	id := e.Site(owner.Key, "example.com")
 	e.seedMonth(id)
 	e.visitDays(id, "2026-02-04", "2026-03-20", "2026-03-10")
+	// The visit rows of the last two days, which the last 24 hours and the hours of events
+	// are read from: a visit or two an hour, some with events.
+	var rows []repotest.Visit
+	for d, day := range []time.Time{mustDay("2026-03-19"), mustDay("2026-03-20")} {
+		for h := range 24 {
+			for v := range 1 + (h+d)%3 {
+				visit := repotest.Visit{Day: day, Hour: h, Visitor: int32(100*h + v), Pages: []string{"/", "/pricing"}[:1+v%2]}
+				if (h+v)%2 == 0 {
+					visit.Events = []string{"Signup::"}
+				}
+				rows = append(rows, visit)
+			}
+		}
+	}
+	repotest.WriteVisitRows(t, e.DB, id, rows)
+	e.exec(`UPDATE websites SET filters_from = '2026-03-10' WHERE id = $1`, id)
 	browser := webtest.NewBrowser(t)
 	ctx, closeTab := chromedp.NewContext(browser)
 	t.Cleanup(closeTab)
