@@ -1,11 +1,7 @@
 package pages
 
 import (
-	"time"
-
 	"github.com/analytics-service/analytics/pages/graph"
-	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 )
 
@@ -37,30 +33,3 @@ func changeText(now, before int64) string {
 func num(f float64) string { return graph.Num(f) }
 
 func niceCeiling(n int64) int64 { return graph.NiceCeiling(n) }
-
-// graphPoints are the points of a time series for metric m: one per bucket, empty ones
-// included, labelled in the website's zone loc.
-func graphPoints(m graph.Metric, interval stats.Interval, series []repository.Bucket, loc *time.Location) []graph.Point {
-	points := make([]graph.Point, len(series))
-	for i, b := range series {
-		var p graph.Point
-		p.Units, p.Defined = m.Units(b.Totals)
-		switch interval {
-		case stats.Hour:
-			local := b.Start.In(loc)
-			p.Label, p.Tick = local.Format("2006-01-02 15:04"), local.Format("15:04")
-			if local.Hour() == 0 {
-				p.Tick = local.Format("2 Jan")
-			}
-		case stats.Week:
-			// The week's Monday, which for the first week may be before the range.
-			p.Label, p.Tick = "week of "+b.Start.Format(time.DateOnly), b.Start.Format("2 Jan")
-		case stats.Month:
-			p.Label, p.Tick = b.Start.Format("2006-01"), b.Start.Format("Jan 2006")
-		default:
-			p.Label, p.Tick = b.Start.Format(time.DateOnly), b.Start.Format("2 Jan")
-		}
-		points[i] = p
-	}
-	return points
-}

@@ -47,9 +47,12 @@ func cloneValues(q url.Values) url.Values {
 func compareLabel(rng stats.Range, cmp stats.Comparison) string {
 	switch cmp.Mode {
 	case stats.CompareYearOverYear:
-		return "the same days a year before"
+		return "the same days a year before" // of the last 24 hours: the same hours
 	case stats.CompareCustom:
 		return "the chosen days"
+	}
+	if rng.Hours.Set {
+		return "the 24 hours before"
 	}
 	if rng.Days() == 1 {
 		return "the day before"

@@ -81,32 +81,34 @@ type rangePicker struct {
 // newRangePicker is the period menu of a website's dashboard on today, with first its first
 // day with data (for "all time"), current the range shown (none: zero); every link keeps the
 // rest of the view addr shows, and its interval where the new range allows it.
-func newRangePicker(base string, v statsView, addr dashAddress, today, first time.Time, current stats.Range, filters stats.Filters) rangePicker {
+func newRangePicker(base string, v statsView, addr dashAddress, today, first time.Time, last24, current stats.Range, filters stats.Filters) rangePicker {
 	picker := rangePicker{Filters: filters, Label: "Choose a period", Keep: url.Values{}}
 	for k, vs := range addr.query {
-		if k != "from" && k != "to" && k != graph.IntervalParam && !stats.IsFilterParam(k) {
+		if k != "from" && k != "to" && k != "period" && k != graph.IntervalParam && !stats.IsFilterParam(k) {
 			picker.Keep[k] = vs
 		}
 	}
 	to := func(r stats.Range) string {
-		q := r.Query()
-		q.Set(graph.IntervalParam, "")
+		q := url.Values{"from": {""}, "to": {""}, "period": {""}, graph.IntervalParam: {""}} // dates or period=24h
+		for k, vs := range r.Query() {
+			q[k] = vs
+		}
 		if i := stats.Interval(addr.query.Get(graph.IntervalParam)); i != "" && graph.Allows(i, r) {
 			q.Set(graph.IntervalParam, string(i))
 		}
 		return base + addr.with(q)
 	}
-	menu := period.Menu(today, first)
+	menu := period.Menu(today, first, last24)
 	if !current.From.IsZero() {
 		picker.From, picker.To = current.From.Format(time.DateOnly), current.To.Format(time.DateOnly)
 		picker.Label = current.String()
 		if p, ok := period.Current(menu, current); ok {
 			picker.Label = p.Label
 		}
-		if r, ok := period.Shift(current, -1, today); ok {
+		if r, ok := period.Arrow(menu, current, -1, today); ok {
 			picker.Prev = to(r)
 		}
-		if r, ok := period.Shift(current, 1, today); ok {
+		if r, ok := period.Arrow(menu, current, 1, today); ok {
 			picker.Next = to(r)
 		}
 	}
@@ -163,7 +165,7 @@ func (p *Pages) rangeError(w http.ResponseWriter, r *http.Request, site reposito
 	}
 	base := p.links.Base(r, web.Page)
 	v := viewOf(r, site)
-	picker := newRangePicker(base, v, newDashAddress(v.path, q), today, first, stats.Range{}, filters)
+	picker := newRangePicker(base, v, newDashAddress(v.path, q), today, first, p.last24(site), stats.Range{}, filters)
 	picker.From, picker.To, picker.Errors = q.Get("from"), q.Get("to"), errs
 	links := newFilterLinks(v.path, q, filters)
 	p.render(w, r, http.StatusUnprocessableEntity, "range_error.html", site.Domain,
@@ -208,18 +210,20 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.applyFilterDialog(w, r, site)
 		return
 	}
-	rng, errs := parseRange(q, today)
+	last24 := p.last24(site)
+	rng, errs := parseRange(q, today, last24)
 	var (
 		cmp      stats.Comparison
 		metric   graph.Metric
 		interval stats.Interval
 	)
+	filters := parseFilters(q, errs)
 	if len(errs) == 0 {
 		checkComparable(rng, errs)
 		cmp = parseComparison(q, rng, errs)
-		metric, interval = parseGraph(q, rng, errs)
+		_, goal := filters.Get(stats.GoalName)
+		metric, interval = parseGraph(q, rng, goal, errs)
 	}
-	filters := parseFilters(q, errs)
 	edit := filterform.ParseOpen(q, filters, errs)
 	tabs := parseTabs(q, errs)
 	propKey := parsePropertyKey(q, errs)
@@ -243,7 +247,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := p.zone(site)
-	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, interval, filters, today, tabs, propKey, funnel)
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, seriesOf{metric, interval}, filters, today, tabs, propKey, funnel)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -251,7 +255,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base, v := p.links.Base(r, web.Page), viewOf(r, site)
 	addr := newDashAddress(v.path, q)
 	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To),
-		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit})
+		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit, last24: last24})
 	data.Owner = hasRole(site)
 	if repository.Role(site.Role).Can(repository.RoleEditor) && v.shared == nil {
 		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
@@ -273,6 +277,7 @@ type dashChoices struct {
 	addr     dashAddress
 	metric   graph.Metric
 	interval stats.Interval
+	last24   stats.Range // the menu's Last 24 hours
 }
 
 // dashboardReads are what a dashboard shows, as read.
@@ -285,6 +290,8 @@ type dashboardReads struct {
 	// cmp is the comparison asked for; compared the time series of its days (none when off).
 	cmp      stats.Comparison
 	compared []repository.Bucket
+	// rateBase and comparedBase: the series a conversion rate divides by (graphSeries).
+	rateBase, comparedBase []repository.Bucket
 	// comparedTop is the compared days' top lists, of up to comparedTopSize values each.
 	comparedTop map[stats.Name]repository.StatList
 	visits      visitsReads
@@ -305,7 +312,7 @@ type dashboardReads struct {
 // only the tab shown is read: the Pages box's in a statement of its own (pages are about half
 // of a website's rows), with the time on page of the top pages.
 // Filters narrow every number but current visitors (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, cmp stats.Comparison, interval stats.Interval, filters stats.Filters, today time.Time, tabs []stats.Name, propKey string, funnel int64) (dashboardReads, error) {
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, cmp stats.Comparison, graphed seriesOf, filters stats.Filters, today time.Time, tabs []stats.Name, propKey string, funnel int64) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today, cmp: cmp}
 		topPages map[stats.Name]repository.StatList
@@ -332,17 +339,11 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		out.spellings, err = p.repo.EventSpellings(ctx, siteID)
 		return err
 	})
-	g.Go(func() (err error) {
-		out.series, err = reader.Series(ctx, interval, zone)
-		return err
-	})
+	p.graphSeries(ctx, g, siteID, zone, rng, graphed, filters, &out.series, &out.rateBase)
 	if cmp.On() {
 		// The compared days in buckets of the same size, for the chart's dashed lines.
 		compared := p.repo.Reader(siteID, cmp.Range(rng), filters)
-		g.Go(func() (err error) {
-			out.compared, err = compared.Series(ctx, interval, zone)
-			return err
-		})
+		p.graphSeries(ctx, g, siteID, zone, cmp.Range(rng), graphed, filters, &out.compared, &out.comparedBase)
 		// The lists' rows show their value's count on the compared days: one statement for
 		// every list, deeper than the lists so that most values shown are found.
 		g.Go(func() (err error) {
@@ -437,13 +438,14 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.Properties = newPropertiesPanel(dash, cloneValues(addr.query), links, reads.props,
 		propertiesExportURL(v, rng, filters))
 	data.Visits = newVisitsPanel(base, v, rng, reads.cmp, len(filters) > 0, reads.visits)
-	var compared []repository.Bucket
-	if reads.cmp.On() {
-		compared = reads.compared
+	realtime := "" // Today's minutes are the realtime view's
+	if rng.From.Equal(today) && rng.To.Equal(today) {
+		realtime = data.Visits.RealtimeURL
 	}
-	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads.series, compared, loc, data.Visits.Before)
-	cardLinks(data.Visits.Numbers, base, addr, metric)
-	data.Picker = newRangePicker(base, v, addr, today, reads.first, rng, filters)
+	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads, loc, data.Visits.Before, realtime)
+	_, goal := filters.Get(stats.GoalName)
+	cardLinks(data.Visits.Numbers, base, addr, metric, goal)
+	data.Picker = newRangePicker(base, v, addr, today, reads.first, c.last24, rng, filters)
 	lists := slices.Clone(data.Top)
 	for _, b := range data.Boxes {
 		lists = append(lists, b.List)

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/web/webtest"
 )
 
@@ -35,9 +36,10 @@ func darkMode(on bool) chromedp.Action[chromedp.Void] {
 
 // The dashboard driven as a person drives it, in Chromium: a card chooses the graph's metric
 // without a reload, a point shows its numbers under the mouse, the keys of the period menu
-// (W, X, I, the arrows) change the view but not while typing, a box's tab changes without a
-// reload and keeps the focus and the scroll, and the Filter dialog adds a typed filter of two
-// values and edits it from its chip. Every state is checked (axe-core, no horizontal scroll)
+// (W, X, I, the arrows, H the last 24 hours) change the view but not while typing, a box's tab
+// changes without a reload and keeps the focus and the scroll, the Filter dialog adds a typed
+// filter of two values and edits it from its chip, the Events card draws today's events by the
+// hour, and Today's Minutes lead to the realtime view and back. Every state is checked (axe-core, no horizontal scroll)
 // at 1280 and 375 px, light and dark; without JavaScript the same controls are links.
 func TestDashboardInteractionsInChromium(t *testing.T) {
 	check := newPageChecker(t)
@@ -46,6 +48,22 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 	id := e.Site(owner.Key, "example.com")
 	e.seedMonth(id)
 	e.visitDays(id, "2026-02-04", "2026-03-20", "2026-03-10")
+	// The visit rows of the last two days, which the last 24 hours and the hours of events
+	// are read from: a visit or two an hour, some with events.
+	var rows []repotest.Visit
+	for d, day := range []time.Time{mustDay("2026-03-19"), mustDay("2026-03-20")} {
+		for h := range 24 {
+			for v := range 1 + (h+d)%3 {
+				visit := repotest.Visit{Day: day, Hour: h, Visitor: int32(100*h + v), Pages: []string{"/", "/pricing"}[:1+v%2]}
+				if (h+v)%2 == 0 {
+					visit.Events = []string{"Signup::"}
+				}
+				rows = append(rows, visit)
+			}
+		}
+	}
+	repotest.WriteVisitRows(t, e.DB, id, rows)
+	e.exec(`UPDATE websites SET filters_from = '2026-03-10' WHERE id = $1`, id)
 	browser := webtest.NewBrowser(t)
 	ctx, closeTab := chromedp.NewContext(browser)
 	t.Cleanup(closeTab)
@@ -245,6 +263,34 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 		t.Errorf("today's graph is %q: the week's interval was kept, or the metric lost", got)
 	}
 	shootElement(t, ctx, "#graph", filepath.Join(check.shots, "dash-graph-1280.png"))
+
+	// The Events card: today's events by the hour, without a reload.
+	do(chromedp.Click(chromedp.CSS(`a.metric-card[data-swap="card-events"]`)))
+	waitFor("the graph of events", `document.querySelector("#chart-heading").textContent === "Events per hour"`)
+	if q := address(); q.Get("graph_metric") != "events" {
+		t.Errorf("after the Events card the address is %v", q)
+	}
+	// H: the last 24 hours, the graph still of events, by the hour.
+	do(chromedp.KeyEvent("h"))
+	waitFor("the last 24 hours", `new URLSearchParams(location.search).get("period") === "24h" && document.readyState === "complete"`)
+	if got := text(`document.querySelector(".period-menu summary").textContent`); got != "Last 24 hours" {
+		t.Errorf("the period menu says %q after H", got)
+	}
+	var hours int
+	eval(`document.querySelectorAll("svg.chart-wide rect.slot").length`, &hours)
+	if q := address(); q.Get("graph_metric") != "events" || q.Has("from") || hours != 25 ||
+		text(`document.querySelector("#chart-heading").textContent`) != "Events per hour" {
+		t.Errorf("after H: address %v, %d hours", q, hours)
+	}
+	look("dash-24h")
+	// Today's minutes are the realtime view's: its interval switch leads there, and back.
+	do(chromedp.KeyEvent("d"))
+	waitFor("today again", `new URLSearchParams(location.search).get("from") === "2026-03-20" && document.readyState === "complete"`)
+	do(chromedp.Click(chromedp.CSS(`.intervals a[href$="/realtime"]`)))
+	waitFor("the realtime view's minutes", `document.querySelector("#minutes-heading")?.textContent === "Pageviews per minute"`)
+	look("realtime")
+	do(chromedp.Click(chromedp.CSS(`.intervals a[href*="from=2026-03-20"]`)))
+	waitFor("today by the hour", `document.querySelector("#chart-heading")?.textContent === "Unique visitors per hour"`)
 
 	// Without JavaScript: the card, the interval and the tab are links that load the page.
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {

@@ -20,14 +20,15 @@ func TestDashboardParamsRefused(t *testing.T) {
 	b := e.browser()
 	const dash = "/stats/params.example?"
 	for _, c := range []struct{ query, want string }{
-		{"graph_metric=nope", "graph_metric must be one of visitors, visits, pageviews, views_per_visit, bounce_rate, visit_duration"},
-		{"graph_metric=events", "graph_metric must be one of"},
+		{"graph_metric=nope", "graph_metric must be one of visitors, visits, pageviews, views_per_visit, bounce_rate, visit_duration, events"},
 		{"graph_metric=visits&graph_metric=pageviews", "graph_metric must be sent once"},
 		{"graph_metric=%3Cscript%3Ealert(1)%3C/script%3E", "graph_metric must be one of"},
 		{"from=2025-03-21&to=2026-03-20&interval=hour", "interval hour is not allowed for 21 Mar 2025 – 20 Mar 2026 (365 days); it allows day, week, month"},
 		{"from=2026-03-20&to=2026-03-20&interval=day", "interval day is not allowed for 20 Mar 2026 (1 day); it allows hour"},
 		{"from=2026-03-01&to=2026-03-20&interval=month", "interval month is not allowed"},
-		{"interval=minute", "interval must be one of hour, day, week, month"},
+		{"interval=minute", "interval minute is the realtime view's (its last 30 minutes): a range is kept by the hour at the finest; 19 Feb 2026 – 20 Mar 2026 allows hour, day, week"},
+		{"from=2026-03-20&to=2026-03-20&interval=minute", "interval minute is the realtime view's (its last 30 minutes): a range is kept by the hour at the finest; 20 Mar 2026 allows hour"},
+		{"interval=second", "interval must be one of minute, hour, day, week, month"},
 		{"pages=referrer", "pages must be one of page, landing_page, exit_page"},
 		{"devices=browser&devices=device", "devices must be sent once"},
 		{"locations=planet", "locations must be one of country, city, continent"},

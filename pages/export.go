@@ -22,7 +22,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	rng, errs := parseRange(q, p.today(site))
+	rng, errs := parseRange(q, p.today(site), p.last24(site))
 	filters := parseFilters(q, errs)
 	name := q.Get("name")
 	stat, known := statisticNamed(name)

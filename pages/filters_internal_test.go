@@ -175,14 +175,14 @@ func TestFilteredDashboardLayout(t *testing.T) {
 			adds = append(adds, string(f[len(f)-1].Name)+"="+f[len(f)-1].Value)
 		}
 	}
-	// One link clears them (0), one chip each removes one (1). The period menu's twelve
-	// ranges, its arrow back (the range ends today: none forward), the comparison's switch,
-	// the six cards the graph can draw, the three intervals of 79 days, each list's full
+	// One link clears them (0), one chip each removes one (1). The period menu's thirteen
+	// ranges (the last 24 hours among them), its arrow back (the range ends today: none forward), the comparison's switch,
+	// the seven cards the graph can draw (no goal filter: not the conversion rate), the three intervals of 79 days, each list's full
 	// list and CSV (the boxes' too) and the boxes' tabs keep both (2), as do the
 	// values of the filtered statistics, which replace the filter on theirs (the two pages,
 	// Germany), and each chip's two operator switches and its link to edit it; the event adds its filter (3); (other)
 	// links nowhere.
-	if want := map[int]int{0: 1, 1: 2, 2: 12 + 1 + 1 + 6 + 3 + 2*len(data.Top) + boxLinks + 3 + 2*3, 3: 1}; !reflect.DeepEqual(counts, want) {
+	if want := map[int]int{0: 1, 1: 2, 2: 13 + 1 + 1 + 7 + 3 + 2*len(data.Top) + boxLinks + 3 + 2*3, 3: 1}; !reflect.DeepEqual(counts, want) {
 		t.Errorf("links by their number of filters: %v, want %v\n%s", counts, want, strings.Join(links, "\n"))
 	}
 	if want := []string{"event=<b>Signup</b>::"}; !reflect.DeepEqual(adds, want) {

@@ -21,6 +21,9 @@ import (
 // change against the range before, "" when the page has no such card.
 var conversionCard = regexp.MustCompile(`<div class="label">Conversion rate</div>\s*<div class="number">([^<]*)</div>\s*<div class="counts[^"]*">[^<]*</div>\s*<div class="change [a-z]+">([^<]*)<span class="muted">vs\. ([^<]*)</span>`)
 
+// rateCardLink is the Conversion rate card as a link to the graph of the rate.
+var rateCardLink = regexp.MustCompile(`<a class="card total metric-card" href="[^"]*graph_metric=conversion_rate[^"]*"[^>]*>\s*<div class="label">Conversion rate</div>`)
+
 // Filtered by a goal, the dashboard's headline numbers end with the conversion rate: the
 // goal's visitors over those of the same range and the other filters, as the API's summary
 // has it, against the same rate of the range before. Without a goal filter there is none.
@@ -125,6 +128,27 @@ func TestDashboardConversionRateCard(t *testing.T) {
 	for _, filters := range []url.Values{nil, {"filter[landing_page]": {"/"}}} {
 		if card, body := dashboard(filters); card != nil || strings.Contains(body, "Conversion rate") {
 			t.Errorf("%s: a conversion rate without a goal filter: %q", filters.Encode(), card)
+		}
+	}
+
+	// The card is a link to the graph of the rate, a day a point: each day's rate as the
+	// card's, the visitors of the other filters dividing.
+	for _, landing := range []string{"", "/"} {
+		q := url.Values{"from": {"2026-03-09"}, "to": {"2026-03-10"}, "interval": {"day"}, "filter[goal]": {"Signed up"}}
+		if landing != "" {
+			q.Set("filter[landing_page]", landing)
+		}
+		p := b.get("/stats/rate.example?" + q.Encode())
+		if !rateCardLink.MatchString(p.body) {
+			t.Errorf("%s: the Conversion rate card is no link to its graph", q.Encode())
+		}
+		q.Set("graph_metric", "conversion_rate")
+		p = b.get("/stats/rate.example?" + q.Encode())
+		wantStatus(t, "graph of the rate", p, http.StatusOK)
+		rows := chartRowRE.FindAllStringSubmatch(p.body, -1)
+		if len(rows) != 2 || rows[0][1] != rate(dayBefore, landing) || rows[1][1] != rate(day, landing) ||
+			!strings.Contains(p.body, "Conversion rate per day") {
+			t.Errorf("%s: the graph's days %v, want %s and %s", q.Encode(), rows, rate(dayBefore, landing), rate(day, landing))
 		}
 	}
 

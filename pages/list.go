@@ -52,7 +52,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	rng, errs := parseRange(q, p.today(site))
+	rng, errs := parseRange(q, p.today(site), p.last24(site))
 	// The parameters of the API's list, read and checked as the API reads them.
 	params := stats.ParseListQuery(string(stat.Name), rng, q, errs)
 	filters := params.Filters

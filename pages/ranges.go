@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/analytics-service/analytics/pages/period"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -24,11 +25,29 @@ func (p *Pages) today(site repository.Website) time.Time {
 // zone is a website's time zone; the service's TZ when it has none of its own.
 func (p *Pages) zone(site repository.Website) stats.Zone { return site.Zone(p.loc) }
 
-// parseRange reads from and to (YYYY-MM-DD). Without them the range is the last 30 days ending
-// today; with only one, the other is today (from given) or 30 days before (to given). Errors
-// name the parameter, as the API's do.
-func parseRange(q url.Values, today time.Time) (stats.Range, stats.FieldErrors) {
+// last24 is a website's last 24 hours now (period=24h), in its zone.
+func (p *Pages) last24(site repository.Website) stats.Range {
+	now := p.now()
+	return period.Last24Hours(now, p.zone(site).At(now))
+}
+
+// parseRange reads from and to (YYYY-MM-DD), or period=24h, the range last24 (the last 24
+// hours, with neither). Without them the range is the last 30 days ending today; with only
+// one, the other is today (from given) or 30 days before (to given). Errors name the
+// parameter, as the API's do.
+func parseRange(q url.Values, today time.Time, last24 stats.Range) (stats.Range, stats.FieldErrors) {
 	errs := stats.FieldErrors{}
+	if _, ok := q["period"]; ok {
+		switch {
+		case len(q["period"]) > 1:
+			errs.Add("period", "must be sent once")
+		case q.Get("period") != stats.Last24Hours:
+			errs.Add("period", "must be 24h (the last 24 hours); other periods are from and to")
+		case q.Has("from") || q.Has("to"):
+			errs.Add("period", "takes no from or to: 24h is the last 24 hours")
+		}
+		return last24, errs
+	}
 	r := stats.Range{To: today, From: today.AddDate(0, 0, -(defaultRangeDays - 1))}
 	from, hasFrom := dateParam(q, "from", errs)
 	to, hasTo := dateParam(q, "to", errs)

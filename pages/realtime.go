@@ -16,6 +16,7 @@ import (
 type realtimePage struct {
 	Domain    string
 	Dashboard string // the dashboard's address
+	Today     string // the dashboard of today, by the hour: the interval switch's Hours
 	Visitors  int64
 	Total     int64          // pageviews of the 30 minutes
 	Minutes   []minutesChart // wide and compact
@@ -70,6 +71,8 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 		Domain: site.Domain, Dashboard: viewOf(r, site).url("", url.Values{}), Visitors: rt.Visitors, Owner: owner,
 		UpdatedAt: now.Format("15:04:05"),
 	}
+	today := p.today(site).Format(time.DateOnly)
+	data.Today = viewOf(r, site).url("", url.Values{"from": {today}, "to": {today}})
 	first := now.Truncate(time.Minute).Add(-repository.RealtimeWindow + time.Minute)
 	for i, n := range rt.Pageviews {
 		data.Total += n

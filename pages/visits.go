@@ -154,7 +154,7 @@ func conversionHeadline(now, before float64, nowDefined, beforeDefined bool) hea
 	return headline{
 		Figure: web.Figure{Now: text(now, nowDefined), Before: text(before, beforeDefined),
 			Change: web.Change{Now: tenths(now), Before: tenths(before), Undefined: !nowDefined || !beforeDefined}},
-		Label: "Conversion rate", Counts: "share of the visitors who converted",
+		Label: "Conversion rate", Counts: "share of the visitors who converted", Metric: "conversion_rate",
 	}
 }
 

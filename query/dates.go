@@ -71,7 +71,7 @@ func parseRange(raw json.RawMessage, env Env) (Range, error) {
 			}
 			return days(start, today), nil
 		case "24h":
-			return hours(now.Add(-24*time.Hour), now, loc), nil
+			return Last24Hours(env.Now, loc), nil
 		}
 		return Range{}, invalidf("date_range %s is not one of day, 24h, 7d, 28d, 30d, 91d, month, 6mo, 12mo, year, all", quote(name))
 	}
@@ -108,6 +108,23 @@ func parseRange(raw json.RawMessage, env Env) (Range, error) {
 	}
 	r := hours(from, to, loc)
 	return r, nil
+}
+
+// Last24Hours is Plausible's last 24 hours at now in loc: from the hour of 24 hours ago to the
+// current hour, whole hours (the visit rows keep the hour a visit started), so 25 of them.
+// The dashboard's Last 24 hours is this range (stats.Range.Hours).
+func Last24Hours(now time.Time, loc *time.Location) Range {
+	return hours(now.Add(-24*time.Hour), now, loc)
+}
+
+// Span is the range as the stats pages and the repository's readers take it: its days, with
+// its hours when it does not cover them whole.
+func (r Range) Span() stats.Range {
+	out := r.Days()
+	if !r.WholeDays() {
+		out.Hours = stats.Hours{Set: true, From: r.FromHour, To: r.ToHour}
+	}
+	return out
 }
 
 // hours is the range of whole hours from the hour of from to the hour of to, in loc.

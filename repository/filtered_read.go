@@ -63,7 +63,7 @@ func uncountedNone() []string {
 // answers its zeros and empty lists as for an unknown value.
 func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fraction float64, filters stats.Filters, goal *goalMatch) (*rowSource, error) {
 	b := &filterBuild{}
-	conds := []string{rangeWhere(&b.sqlArgs, websiteID, query.Range{From: days.From, To: days.To, ToHour: 23}, fraction)}
+	conds := []string{rangeWhere(&b.sqlArgs, websiteID, engineRange(days), fraction)}
 	if filters.MatchesNothing() {
 		conds = append(conds, "false")
 	}
@@ -90,6 +90,14 @@ func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fracti
 	}
 	s.pageIs = pagesIs(pages)
 	return s, nil
+}
+
+// engineRange is a range as the query engine takes it: its days, narrowed to its hours.
+func engineRange(r stats.Range) query.Range {
+	if !r.Hours.Set {
+		return query.Range{From: r.From, To: r.To, ToHour: 23}
+	}
+	return query.Range{From: r.From, To: r.To, FromHour: r.Hours.From, ToHour: r.Hours.To}
 }
 
 // pageOf is the page predicate on the page expression e: "" without page filters.
@@ -300,7 +308,7 @@ func (t rowTotals) totals(fraction float64) stats.Totals {
 // time dimension's label. v1's narrow filters keep few rows, so visitors are counted by
 // grouping the matching (day, visitor) pairs (groupVisitors).
 func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]QueryRow, float64, error) {
-	q := &query.Query{Range: query.Range{From: v.days.From, To: v.days.To, ToHour: 23}, Metrics: totalsMetrics,
+	q := &query.Query{Range: engineRange(v.days), Metrics: totalsMetrics,
 		OrderBy: []query.Order{{Metric: 0, Dimension: -1, Desc: true}}, Limit: math.MaxInt32}
 	if unit != query.NoTime {
 		q.Dimensions = []query.Field{{Name: "time", Level: query.TimeLevel, Time: unit}}
@@ -380,9 +388,7 @@ func (v rowReader) Series(ctx context.Context, interval stats.Interval, zone sta
 	starts := interval.ZoneBuckets(v.days, zone)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
-		t := sums[startKey(interval, start)].totals(fraction)
-		t.Events = 0 // as the counters' series, which have none
-		out[i] = Bucket{Start: start.Start, Totals: t}
+		out[i] = Bucket{Start: start.Start, Totals: sums[startKey(interval, start)].totals(fraction)}
 	}
 	return out, nil
 }

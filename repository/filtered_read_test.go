@@ -126,7 +126,9 @@ func TestFilteredTotalsAndSeriesMatchTheVisits(t *testing.T) {
 			}
 			for _, b := range series {
 				w := want[c.interval.BucketLabel(b.Start)]
-				w.Events = 0 // a series counts no events, as the counters' series
+				if len(filters) == 0 && c.interval == stats.Hour {
+					w.Events = 0 // the hourly counters have no events; the rows and daily counters have
+				}
 				if b.Totals != w {
 					t.Errorf("%v %s %s: %+v, want %+v", filters, c.interval, c.interval.BucketLabel(b.Start), b.Totals, w)
 				}

@@ -47,6 +47,7 @@ func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days st
 	counted := days
 	if first.After(days.From) {
 		from, counted.From = first, first
+		counted.Hours.From = 0 // the whole first day counted
 	}
 	if counted.From.After(counted.To) || len(f.Steps) == 0 {
 		return n, from, nil
@@ -56,7 +57,8 @@ func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days st
 		return n, from, err
 	}
 	w := newFunnelWalk(goals)
-	for chunk := (stats.Range{From: counted.From}); !chunk.From.After(counted.To); chunk.From = chunk.To.AddDate(0, 0, 1) {
+	// The last 24 hours (Hours, over two days) are one chunk.
+	for chunk := (stats.Range{From: counted.From, Hours: counted.Hours}); !chunk.From.After(counted.To); chunk.From = chunk.To.AddDate(0, 0, 1) {
 		chunk.To = chunk.From.AddDate(0, 0, funnelChunkDays-1)
 		if chunk.To.After(counted.To) {
 			chunk.To = counted.To

@@ -158,7 +158,7 @@ func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*g
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(v.filters) > 0 || fraction < 1 {
+	if len(v.filters) > 0 || fraction < 1 || v.days.Hours.Set { // part of a day: never kept
 		return v.countGoals(ctx, goals, nil, nil)
 	}
 	closed, err := v.repo.closedDays(ctx, v.days)

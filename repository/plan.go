@@ -50,7 +50,7 @@ func storeFor(n needs) readStore {
 
 // reader is the Reader of a website's range for a read of these needs.
 func (r *Repository) reader(websiteID int64, days stats.Range, n needs) Reader {
-	if storeFor(n) == rowStore {
+	if storeFor(n) == rowStore || days.Hours.Set { // the daily counters have no part of a day
 		return aliasReader{r.rows(websiteID, days, n.filters)}
 	}
 	return aliasReader{counterReader{repo: r, websiteID: websiteID, days: days}}

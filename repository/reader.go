@@ -31,6 +31,7 @@ type Reader interface {
 	// Series is the totals per bucket of the range, every bucket of it (empty ones with
 	// zeros), oldest first; hours are those of the zone that counted each day (the website's).
 	// The caller checks first that the interval allows the range (stats.Interval.Allows).
+	// The counters have no events by the hour (zeros there); the visit rows have them.
 	Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error)
 	// Basis is what the numbers rest on.
 	Basis(ctx context.Context) (Basis, error)

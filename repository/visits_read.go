@@ -37,10 +37,10 @@ type counterNames struct {
 }
 
 var (
-	dailyNames = counterNames{stats.Visitor, stats.Visit, stats.Pageview, stats.Event, stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
-	// A time series has no events: the daily counters without event, whose values are many.
-	seriesNames = counterNames{stats.Visitor, stats.Visit, stats.Pageview, "", stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
-	// An hour's visits are all timed: hourly counters exist only for collected visits.
+	dailyNames  = counterNames{stats.Visitor, stats.Visit, stats.Pageview, stats.Event, stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
+	seriesNames = dailyNames
+	// An hour's visits are all timed: hourly counters exist only for collected visits. There is
+	// no hourly event counter: a series of hours has no events (the visit rows have them).
 	hourNames = counterNames{stats.VisitorHour, stats.VisitHour, stats.PageviewHour, "", stats.BounceHour, stats.VisitSecondsHour, stats.VisitHour}
 )
 
@@ -83,11 +83,13 @@ func (c counterReader) Series(ctx context.Context, interval stats.Interval, zone
 		names = hourNames
 	}
 	// Daily counters hold one value a day (the day), hourly ones one an hour ("00".."23"): at
-	// most 6 x 3,660 or 5 x 31 x 24 rows, read off the primary key's order.
+	// most 6 x 3,660 or 5 x 31 x 24 rows, read off the primary key's order. The event counter
+	// holds one value an event name and property a day: summed to one a day, as Totals sums it.
 	const query = `
-		SELECT name, date, value, count
+		SELECT name, date, CASE WHEN name = $5 THEN '' ELSE value END AS value, sum(count)::bigint AS count
 		FROM stats
-		WHERE website_id = $1 AND name = ANY($2) AND date BETWEEN $3 AND $4`
+		WHERE website_id = $1 AND name = ANY($2) AND date BETWEEN $3 AND $4
+		GROUP BY name, date, 3`
 	var rows []struct {
 		Name  stats.Name `db:"name"`
 		Date  time.Time  `db:"date"`
@@ -95,7 +97,7 @@ func (c counterReader) Series(ctx context.Context, interval stats.Interval, zone
 		Count int64      `db:"count"`
 	}
 	if err := c.repo.reads.SelectContext(ctx, &rows, query, c.websiteID, nameArray(names.list()),
-		days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
+		days.From.Format(dateLayout), days.To.Format(dateLayout), stats.Event); err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}
 	sums := map[string]map[stats.Name]int64{} // by bucket key

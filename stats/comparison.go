@@ -50,11 +50,12 @@ func (c Comparison) Range(r Range) Range {
 	default: // off: the cards' change is against the period before, as it is
 		return r.Previous()
 	}
-	if c.MatchDayOfWeek {
+	if c.MatchDayOfWeek && !r.Hours.Set { // hours are compared with the same hours, whatever the day
 		// Back, never forward: the period compared with stays before the range.
 		shift := (int(out.From.Weekday()) - int(r.From.Weekday()) + 7) % 7
 		out = Range{From: out.From.AddDate(0, 0, -shift), To: out.To.AddDate(0, 0, -shift)}
 	}
+	out.Hours = r.Hours // the same hours of the days compared
 	return out
 }
 

@@ -89,7 +89,9 @@ func (i Interval) ZoneBuckets(r Range, z Zone) []BucketStart {
 		for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
 			loc := z.OfDay(d)
 			for _, start := range DayHours(d, loc) {
-				out = append(out, BucketStart{Start: start, Day: d, Hour: start.In(loc).Hour()})
+				if h := start.In(loc).Hour(); r.hasHour(d, h) {
+					out = append(out, BucketStart{Start: start, Day: d, Hour: h})
+				}
 			}
 		}
 	case Daily:
@@ -147,4 +149,10 @@ func GroupThousands(n int) string {
 		return s
 	}
 	return GroupThousands(n/1000) + "," + s[len(s)-3:]
+}
+
+// hasHour tells whether hour h of day d is in the range: every hour of its days, or with
+// Hours set those from its first hour to its last.
+func (r Range) hasHour(d time.Time, h int) bool {
+	return !r.Hours.Set || !(d.Equal(r.From) && h < r.Hours.From) && !(d.Equal(r.To) && h > r.Hours.To)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -50,27 +51,60 @@ func TestParseIntervalAndMetric(t *testing.T) {
 	if _, msg := ParseInterval("hour", year); msg != "hour is not allowed for 1 Jan 2025 – 31 Dec 2025 (365 days); it allows day, week, month" {
 		t.Errorf("hour over a year: %q", msg)
 	}
-	if _, msg := ParseInterval("minute", days("2025-01-01", 1)); msg != "must be one of hour, day, week, month" {
+	if _, msg := ParseInterval("minute", days("2025-01-01", 1)); msg != "minute is the realtime view's (its last 30 minutes): a range is kept by the hour at the finest; 1 Jan 2025 allows hour" {
 		t.Errorf("minute: %q", msg)
+	}
+	if _, msg := ParseInterval("second", days("2025-01-01", 1)); msg != "must be one of minute, hour, day, week, month" {
+		t.Errorf("second: %q", msg)
 	}
 	if i := Next(stats.Month, year); i != stats.Daily {
 		t.Errorf("after month: %s", i)
 	}
-	if m, msg := ParseMetric("bounce_rate"); m.Name != "bounce_rate" || msg != "" {
+	if m, msg := ParseMetric("bounce_rate", false); m.Name != "bounce_rate" || msg != "" {
 		t.Errorf("bounce_rate: %s %q", m.Name, msg)
 	}
-	if m, msg := ParseMetric(""); m.Name != "visitors" || msg != "" {
+	if m, msg := ParseMetric("", false); m.Name != "visitors" || msg != "" {
 		t.Errorf("none: %s %q", m.Name, msg)
 	}
-	if _, msg := ParseMetric("<b>"); !strings.HasPrefix(msg, "must be one of visitors, visits, pageviews, ") {
+	if _, msg := ParseMetric("<b>", true); msg != "must be one of visitors, visits, pageviews, views_per_visit, bounce_rate, visit_duration, events, conversion_rate (under a goal filter)" {
 		t.Errorf("unknown: %q", msg)
+	}
+	if m, msg := ParseMetric("events", false); m.Name != "events" || msg != "" || !m.HourlyRows {
+		t.Errorf("events: %s %q", m.Name, msg)
+	}
+	if m, msg := ParseMetric("conversion_rate", false); m.Name != "visitors" || msg != "conversion_rate is drawn under a goal filter only (filter[goal]=NAME)" {
+		t.Errorf("conversion_rate without a goal: %s %q", m.Name, msg)
+	}
+	if m, msg := ParseMetric("conversion_rate", true); m.Name != "conversion_rate" || msg != "" || !m.Goal {
+		t.Errorf("conversion_rate under a goal: %s %q", m.Name, msg)
+	}
+}
+
+// A bucket's conversion rate divides its converted visitors by its base's, in tenths of a
+// percent; a bucket whose base has no visitors has no rate (no point), not 0%.
+func TestConversionRatePoints(t *testing.T) {
+	m, _ := ParseMetric("conversion_rate", true)
+	day := func(d string, visitors int64) repository.Bucket {
+		start, _ := time.Parse(time.DateOnly, d)
+		return repository.Bucket{Start: start, Totals: stats.Totals{Visitors: visitors}}
+	}
+	series := []repository.Bucket{day("2026-03-01", 1), day("2026-03-02", 0), day("2026-03-03", 2)}
+	base := []repository.Bucket{day("2026-03-01", 3), day("2026-03-02", 0), day("2026-03-03", 8)}
+	pts := Points(m, stats.Daily, series, base, time.UTC)
+	if pts[0].Units != 333 || !pts[0].Defined || pts[1].Defined || pts[2].Units != 250 || m.Text(pts[0].Units) != "33.3%" {
+		t.Errorf("points %+v", pts)
+	}
+	events, _ := ParseMetric("events", false)
+	series[2].Totals.Events = 1204
+	if pts := Points(events, stats.Daily, series, nil, time.UTC); pts[2].Units != 1204 || events.Text(pts[2].Units) != "1\u202f204" {
+		t.Errorf("events %+v", pts)
 	}
 }
 
 // The line breaks where a rate has nothing to divide (no 0 drawn), a lone point is a dot,
 // and each point's title has its value and the compared one's with the change.
 func TestDrawBreaksAndTitles(t *testing.T) {
-	m, _ := ParseMetric("bounce_rate")
+	m, _ := ParseMetric("bounce_rate", false)
 	pts := []Point{{Label: "d1", Units: 500, Defined: true}, {Label: "d2", Units: 250, Defined: true},
 		{Label: "d3"}, {Label: "d4", Units: 1000, Defined: true}, {Label: "d5"}}
 	cmp := []Point{{Label: "c1", Units: 250, Defined: true}, {Label: "c2"}, {Label: "c3", Units: 100, Defined: true},
@@ -97,7 +131,7 @@ func TestDrawBreaksAndTitles(t *testing.T) {
 	if len(Draw(Shapes[1], m, pts, nil).Slots) != 0 {
 		t.Error("the compact chart has hover targets")
 	}
-	visits, _ := ParseMetric("visits")
+	visits, _ := ParseMetric("visits", false)
 	if got := title(visits, Point{Label: "d", Units: 1, Defined: true}, nil, 0); got != "d: 1 visit" {
 		t.Errorf("one visit: %q", got)
 	}

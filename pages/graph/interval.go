@@ -12,7 +12,7 @@ const IntervalParam = "interval"
 // The buckets a range may be cut into, as Plausible's dashboard allows them: hours up to 31
 // days (stats.Hour.MaxDays), days from two days on (one day is one point), weeks for ranges
 // over two days, months for ranges over two months (61 days). Minutes are the realtime
-// view's, not the dashboard's.
+// view's (Minute), not a range's.
 const (
 	minDailyDays   = 2
 	minWeeklyDays  = 3
@@ -25,11 +25,20 @@ const (
 	defaultWeeklyDays = 731
 )
 
+// Minute is the realtime view's interval: its last 30 minutes (the realtime tables), a bar a
+// minute. A range's visits are kept by the hour at the finest (the hourly counters, the visit
+// rows' hour), so no range is cut into minutes: interval=minute is refused, saying so, and
+// Today's interval switch leads to the realtime view for them.
+const Minute stats.Interval = "minute"
+
 // Intervals are the intervals the graph can show, in order of size.
 var Intervals = []stats.Interval{stats.Hour, stats.Daily, stats.Week, stats.Month}
 
 // Allows tells whether the graph of a range may be cut into buckets of i.
 func Allows(i stats.Interval, r stats.Range) bool {
+	if r.Hours.Set { // the last 24 hours: by the hour only
+		return i == stats.Hour
+	}
 	days := r.Days()
 	switch i {
 	case stats.Hour:
@@ -85,8 +94,12 @@ func ParseInterval(asked string, r stats.Range) (stats.Interval, string) {
 	for n, a := range allowed {
 		names[n] = string(a)
 	}
-	if !known {
-		return Default(r), "must be one of hour, day, week, month"
+	switch {
+	case i == Minute:
+		return Default(r), "minute is the realtime view's (its last 30 minutes): a range is kept by the hour at the finest; " +
+			r.String() + " allows " + strings.Join(names, ", ")
+	case !known:
+		return Default(r), "must be one of minute, hour, day, week, month"
 	}
 	if !Allows(i, r) {
 		return Default(r), asked + " is not allowed for " + r.String() + " (" + daysText(r.Days()) + "); it allows " + strings.Join(names, ", ")
