@@ -27,7 +27,6 @@ const (
 	HitPage                = counters.HitPage
 	RealtimeRecentMax      = counters.RealtimeRecentMax
 	RealtimeWindow         = counters.RealtimeWindow
-	SaltSize               = counters.SaltSize
 	DefaultRowBytesPerDay  = counters.DefaultRowBytesPerDay
 )
 

@@ -173,10 +173,5 @@ func (r *Repository) Ping(ctx context.Context) error {
 	return r.health.PingContext(ctx)
 }
 
-func isUniqueViolation(err error) bool {
-	var pqErr *pq.Error
-	return errors.As(err, &pqErr) && pqErr.Code == "23505"
-}
-
 // likePattern is store.LikePattern: a user's search text as a literal ILIKE pattern.
 func likePattern(search string) string { return store.LikePattern(search) }

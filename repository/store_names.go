@@ -10,7 +10,6 @@ type (
 	SharedLink         = store.SharedLink
 	Invitation         = store.Invitation
 	Role               = store.Role
-	APIKey             = store.APIKey
 	Backoff            = store.Backoff
 	EmailChange        = store.EmailChange
 	EmailChangeLimit   = store.EmailChangeLimit
@@ -19,10 +18,8 @@ type (
 	KeyUse             = store.KeyUse
 	Link               = store.Link
 	NewWebsite         = store.NewWebsite
-	PendingLink        = store.PendingLink
 	ReportClaim        = store.ReportClaim
 	ReportClaimQuery   = store.ReportClaimQuery
-	ReportDelivery     = store.ReportDelivery
 	ReportDue          = store.ReportDue
 	User               = store.User
 	UserRow            = store.UserRow
@@ -30,7 +27,6 @@ type (
 	WebsiteChanges     = store.WebsiteChanges
 	WebsiteQuery       = store.WebsiteQuery
 	WebsiteSettings    = store.WebsiteSettings
-	WebsiteRetention   = store.WebsiteRetention
 	AlertSettings      = store.AlertSettings
 	AlertAddress       = store.AlertAddress
 	TrafficAlert       = store.TrafficAlert
@@ -56,7 +52,6 @@ const (
 	AlertDrop           = store.AlertDrop
 	AlertConfirm        = store.AlertConfirm
 	SpikeWindow         = store.SpikeWindow
-	DropWindow          = store.DropWindow
 )
 
 var (
