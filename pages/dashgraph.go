@@ -114,13 +114,16 @@ type seriesOf struct {
 }
 
 // graphSeries reads, in g, the time series of the graph of rng into series: from the
-// planner's reader, or the visit rows' for hours of a metric the hourly counters lack
-// (events); for the conversion rate, also the series it divides by into base: the visitors
+// planner's reader (EventsReader for events: the other series leave the event counter
+// unread), or the visit rows' for hours of a metric the hourly counters lack (events); for the conversion rate, also the series it divides by into base: the visitors
 // of the visit rows under the filters but the goal, as the card's rate.
 func (p *Pages) graphSeries(ctx context.Context, g *errgroup.Group, siteID int64, zone stats.Zone, rng stats.Range, s seriesOf, filters stats.Filters, series, base *[]repository.Bucket) {
 	reader := p.repo.Reader(siteID, rng, filters)
-	if s.metric.HourlyRows && s.interval == stats.Hour {
+	switch {
+	case s.metric.HourlyRows && s.interval == stats.Hour:
 		reader = p.repo.RowReader(siteID, rng, filters)
+	case s.metric.HourlyRows:
+		reader = p.repo.EventsReader(siteID, rng, filters)
 	}
 	g.Go(func() (err error) {
 		*series, err = reader.Series(ctx, s.interval, zone)

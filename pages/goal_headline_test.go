@@ -151,6 +151,14 @@ func TestDashboardConversionRateCard(t *testing.T) {
 			t.Errorf("%s: the graph's days %v, want %s and %s", q.Encode(), rows, rate(dayBefore, landing), rate(day, landing))
 		}
 	}
+	// Compared with the day before, hour by hour (visits at hour 0): the 10th's rate beside the 9th's.
+	q := url.Values{"from": {"2026-03-10"}, "to": {"2026-03-10"}, "filter[goal]": {"Signed up"}, "graph_metric": {"conversion_rate"},
+		"comparison": {"previous_period"}, "match_day_of_week": {"false"}}
+	p := b.get("/stats/rate.example?" + q.Encode())
+	wantStatus(t, "the rate compared", p, http.StatusOK)
+	if want := "<td>2026-03-10 00:00</td><td class=\"num\">" + rate(day, "") + "</td><td>2026-03-09 00:00</td><td class=\"num\">" + rate(dayBefore, "") + "</td>"; !strings.Contains(p.body, want) {
+		t.Errorf("the graph's table has no compared rate %s", want)
+	}
 
 	// A goal named with markup: the chip shows the name as text, and the card is there.
 	card, body := dashboard(url.Values{"filter[goal]": {"<script>alert(1)</script>"}})

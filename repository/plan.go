@@ -37,6 +37,7 @@ type needs struct {
 	filters  stats.Filters // v1's: the visits to count; none: every visit
 	filtered bool          // the query API's filters keep some visits only
 	rowsOnly bool          // something only the visit rows hold (custom properties; a range of hours, percentage, revenue)
+	events   bool          // the counters' series sum the event counter too (EventsReader)
 }
 
 // storeFor is the store that answers a read of these needs: every decision between the
@@ -53,7 +54,7 @@ func (r *Repository) reader(websiteID int64, days stats.Range, n needs) Reader {
 	if storeFor(n) == rowStore || days.Hours.Set { // the daily counters have no part of a day
 		return aliasReader{r.rows(websiteID, days, n.filters)}
 	}
-	return aliasReader{counterReader{repo: r, websiteID: websiteID, days: days}}
+	return aliasReader{counterReader{repo: r, websiteID: websiteID, days: days, events: n.events}}
 }
 
 // rows is the reader of the visit rows of a website's range that match the filters: what the

@@ -31,7 +31,8 @@ type Reader interface {
 	// Series is the totals per bucket of the range, every bucket of it (empty ones with
 	// zeros), oldest first; hours are those of the zone that counted each day (the website's).
 	// The caller checks first that the interval allows the range (stats.Interval.Allows).
-	// The counters have no events by the hour (zeros there); the visit rows have them.
+	// The counters' series have no events (zeros) but EventsReader's of days; the visit rows
+	// have them.
 	Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error)
 	// Basis is what the numbers rest on.
 	Basis(ctx context.Context) (Basis, error)
@@ -57,6 +58,13 @@ type Basis struct {
 // of the visits that match the filters (every visit without filters).
 func (r *Repository) Reader(websiteID int64, days stats.Range, filters stats.Filters) Reader {
 	return r.reader(websiteID, days, needs{filters: filters})
+}
+
+// EventsReader is Reader whose counters' series of days, weeks and months count the events
+// too (the graph of events): the event counter has a row a name and property a day, which
+// the other series leave unread.
+func (r *Repository) EventsReader(websiteID int64, days stats.Range, filters stats.Filters) Reader {
+	return r.reader(websiteID, days, needs{filters: filters, events: true})
 }
 
 // ListReader is the reader of a list's range, its name and filters: the planner's choice
@@ -114,6 +122,7 @@ type counterReader struct {
 	repo      *Repository
 	websiteID int64
 	days      stats.Range
+	events    bool // Series of days sums the event counter (EventsReader)
 }
 
 func (counterReader) Basis(context.Context) (Basis, error) { return Basis{Fraction: 1}, nil }

@@ -54,8 +54,15 @@ func TestReaderChoosesTheStore(t *testing.T) {
 		t.Errorf("counters' totals: %+v (%v), want 7 pageviews, 3 visits", totals, err)
 	}
 	series, err := counters.Series(ctx, stats.Daily, stats.FixedZone(time.UTC))
-	if err != nil || series[0].Totals.Pageviews != 7 || series[1].Totals.Pageviews != 0 {
-		t.Errorf("counters' series: %+v (%v), want 7 pageviews on the first day only", series, err)
+	if err != nil || series[0].Totals.Pageviews != 7 || series[1].Totals.Pageviews != 0 || series[0].Totals.Events != 0 {
+		t.Errorf("counters' series: %+v (%v), want 7 pageviews on the first day only, no events", series, err)
+	}
+	// EventsReader's series sum the event counter's values of each day, as Totals does.
+	for _, interval := range []stats.Interval{stats.Daily, stats.Week, stats.Month} {
+		series, err = f.repo.EventsReader(site, f.days, nil).Series(ctx, interval, stats.FixedZone(time.UTC))
+		if err != nil || series[0].Totals.Events != 2 || series[0].Totals.Pageviews != 7 {
+			t.Errorf("counters' series of events by %s: %+v (%v), want 2 events and 7 pageviews first", interval, series[0], err)
+		}
 	}
 	if b, err := counters.Basis(ctx); err != nil || b != (repository.Basis{Fraction: 1}) {
 		t.Errorf("counters' basis: %+v (%v), want every visitor of every day", b, err)

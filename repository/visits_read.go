@@ -37,8 +37,10 @@ type counterNames struct {
 }
 
 var (
-	dailyNames  = counterNames{stats.Visitor, stats.Visit, stats.Pageview, stats.Event, stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
-	seriesNames = dailyNames
+	dailyNames = counterNames{stats.Visitor, stats.Visit, stats.Pageview, stats.Event, stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
+	// A time series has no events but EventsReader's: the daily counters without event, whose
+	// values are many.
+	seriesNames = counterNames{stats.Visitor, stats.Visit, stats.Pageview, "", stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
 	// An hour's visits are all timed: hourly counters exist only for collected visits. There is
 	// no hourly event counter: a series of hours has no events (the visit rows have them).
 	hourNames = counterNames{stats.VisitorHour, stats.VisitHour, stats.PageviewHour, "", stats.BounceHour, stats.VisitSecondsHour, stats.VisitHour}
@@ -79,8 +81,11 @@ type Bucket struct {
 func (c counterReader) Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error) {
 	days := c.days
 	names := seriesNames
-	if interval == stats.Hour {
+	switch {
+	case interval == stats.Hour:
 		names = hourNames
+	case c.events:
+		names = dailyNames
 	}
 	// Daily counters hold one value a day (the day), hourly ones one an hour ("00".."23"): at
 	// most 6 x 3,660 or 5 x 31 x 24 rows, read off the primary key's order. The event counter
