@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	queryapi "github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
@@ -25,7 +27,8 @@ import (
 // property (dashboard/NAME, 1.5 s), and logs the bytes visit_rows takes per pageview. With
 // BENCH_COLUMN=1 (the default) the column store holds every day but the last closedDays
 // (those the service cannot have copied: not closed yet), which the visit rows answer; with
-// BENCH_COLUMN=0 the visit rows answer everything.
+// BENCH_COLUMN=0 the visit rows answer everything; BENCH_COLUMN=2 times each visit-level
+// query with the visit rows alone first, as rows/visit/NAME, on the same data.
 //
 //	make bench-bigsite (BENCH_RUNS runs each, default 10)
 func BenchmarkBigSite(b *testing.B) {
@@ -49,7 +52,9 @@ func BenchmarkBigSite(b *testing.B) {
 	}
 	b.Logf("seeded a year of counters in %v", time.Since(start).Round(time.Second))
 	logFilterStorage(b, f)
-	if benchKnob(b, "BENCH_COLUMN", 1, 0) == 1 {
+	columns := benchKnob(b, "BENCH_COLUMN", 1, 0)
+	rowsOnly := repository.New(f.db, nil)
+	if columns > 0 {
 		useColumnStore(b, f, last.AddDate(0, 0, -closedDays))
 	}
 	goals := queryBenchGoals(b, f, site)
@@ -67,15 +72,21 @@ func BenchmarkBigSite(b *testing.B) {
 		if err != nil {
 			b.Fatalf("%s: %v", c.name, err)
 		}
-		b.Run(c.name, func(b *testing.B) {
-			timeWithCPU(b, f, func() error {
-				answer, err := f.repo.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
-				if err == nil && len(answer.Rows) == 0 {
-					err = fmt.Errorf("no rows")
-				}
-				return err
+		run := func(name string, repo *repository.Repository) {
+			b.Run(name, func(b *testing.B) {
+				timeWithCPU(b, f, func() error {
+					answer, err := repo.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
+					if err == nil && len(answer.Rows) == 0 {
+						err = fmt.Errorf("no rows")
+					}
+					return err
+				})
 			})
-		})
+		}
+		if columns == 2 && strings.HasPrefix(c.name, "visit/") {
+			run("rows/"+c.name, rowsOnly)
+		}
+		run(c.name, f.repo)
 	}
 
 	// Funnels of the first N of 8 steps: pages of a section, then events and other sections.

@@ -111,3 +111,21 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	}
 	check("rebuilt", lastClosed.AddDate(0, 0, -1))
 }
+
+// useTestColumnStore makes f's repository read the closed days from a column store filled
+// from f's database, and checks that it holds from..to.
+func useTestColumnStore(t *testing.T, f fixture, site int64, from, to time.Time) {
+	t.Helper()
+	store, err := column.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	f.repo.UseColumnStore(store)
+	if err := f.repo.SyncColumnStore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if last, ok := store.HeldThrough(site, from, to, to); !ok || !last.Equal(to) {
+		t.Fatalf("the column store holds %s..%s through %v (%v)", from.Format(time.DateOnly), to.Format(time.DateOnly), last, ok)
+	}
+}

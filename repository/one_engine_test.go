@@ -22,6 +22,14 @@ import (
 // goals, alone and together, past stats.MaxExactPageviews (sampled) too. (Stored events, which the
 // query API has no dimension for, are checked against the visits in filtered_read_test.go.)
 func TestFilteredReadsAgreeWithQuery(t *testing.T) {
+	for _, columns := range []bool{false, true} {
+		t.Run(map[bool]string{false: "rows", true: "column store"}[columns], func(t *testing.T) { filteredReadsAgree(t, columns) })
+	}
+}
+
+// filteredReadsAgree is TestFilteredReadsAgreeWithQuery's, the query API's visit-level reads
+// of the closed days from the column store when columns is set (v1's read the rows).
+func filteredReadsAgree(t *testing.T, columns bool) {
 	f := newFixture(t, "engine.example")
 	site, ctx := f.sites[0], context.Background()
 	from, to := date("2026-01-01"), date("2026-02-09") // 40 days
@@ -37,6 +45,9 @@ func TestFilteredReadsAgreeWithQuery(t *testing.T) {
 		}
 	}
 	repotest.WriteVisitRows(t, f.db, site, visits)
+	if columns {
+		useTestColumnStore(t, f, site, from, to)
+	}
 	for _, g := range []stats.Goal{
 		{Kind: stats.GoalEvent, Event: "Signup", DisplayName: "Signed up"},
 		{Kind: stats.GoalPageview, Page: "/blog/*", DisplayName: "Read the blog"},

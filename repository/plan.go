@@ -21,7 +21,7 @@ import (
 //     hits, the hour of a day), sampled past stats.MaxExactPageviews in a view.
 //
 // A third, the column store (package column), answers the closed days it holds of a query of
-// the visit-level values (columnDays); the rows the rest, summed before shaping (readColumn).
+// the visit-level values (columnDays); the rows the rest, summed before shaping (startColumn).
 
 // readStore is a store that answers reads.
 type readStore uint8
@@ -142,24 +142,25 @@ func (r *Repository) SyncColumnStore(ctx context.Context) error {
 // columnDays is the last day of b's range, from its first on, that the column store answers:
 // whole days of an unsampled query of visit-level values and time only, closed, held.
 func (b *queryBuild) columnDays() (time.Time, bool) {
-	q := b.q
-	if b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics) {
+	if q := b.q; b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics) {
 		return time.Time{}, false
 	}
-	return b.repo.column.HeldThrough(b.websiteID, q.Range.From, q.Range.To, b.lastClosedDay())
+	return b.repo.column.HeldThrough(b.websiteID, b.q.Range.From, b.q.Range.To, b.lastClosedDay())
 }
 
-// readColumn reads the column store's part (columnDays) and makes it rows of v, as lists.
-func (b *queryBuild) readColumn(ctx context.Context) error {
+// startColumn starts the column store's part (columnDays) beside the statement's other reads;
+// the function it returns waits for it and makes its groups rows of v, as lists.
+func (b *queryBuild) startColumn(ctx context.Context) func() error {
 	if b.columnThrough.IsZero() {
-		return nil
+		return func() error { return nil }
 	}
-	part := column.Part{WebsiteID: b.websiteID, From: b.q.Range.From, To: b.columnThrough, Dimensions: b.q.Dimensions,
-		Filters: b.q.Filters, Visitors: b.needsVisitors(), Matched: b.matched, Like: likePattern}
-	rows, err := b.repo.column.Read(ctx, part)
-	if err != nil {
+	wait := b.repo.column.Start(ctx, column.Part{WebsiteID: b.websiteID, From: b.q.Range.From, To: b.columnThrough,
+		Dimensions: b.q.Dimensions, Filters: b.q.Filters, Visitors: b.needsVisitors(), Matched: b.matched, Like: likePattern})
+	return func() error {
+		rows, err := wait()
+		if err == nil {
+			b.columnRows = " UNION ALL " + rows.SQL(b.q.Dimensions, b.q.TimeUnit() == query.Hour, b.arg)
+		}
 		return err
 	}
-	b.columnRows = " UNION ALL " + rows.SQL(b.q.Dimensions, b.q.TimeUnit() == query.Hour, b.arg)
-	return nil
 }

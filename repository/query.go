@@ -109,8 +109,7 @@ type queryBuild struct {
 	// matching rows, rather than by reading the range's visitor-days of several visits first
 	// (readRepeats): for reads whose filters keep few rows of the range (v1's, rowReader).
 	groupVisitors bool
-	// columnThrough: the column store answers the range's days through it (columnDays), the
-	// visit rows the later ones; columnRows is its groups as v's rows (readColumn).
+	// the column store answers the days through columnThrough (columnDays); columnRows: v's rows
 	columnThrough time.Time
 	columnRows    string
 }
@@ -208,6 +207,7 @@ func (r *Repository) newBuild(ctx context.Context, websiteID int64, q *query.Que
 func (r *Repository) runBuild(ctx context.Context, b *queryBuild) (QueryAnswer, error) {
 	var out QueryAnswer
 	q := b.q
+	columnRows := b.startColumn(ctx)
 	if err := b.keepRepeats(ctx); err != nil {
 		return out, err
 	}
@@ -220,7 +220,7 @@ func (r *Repository) runBuild(ctx context.Context, b *queryBuild) (QueryAnswer, 
 			return err
 		}
 		b.where, b.whereArgs = where, whereArgs
-		if err := b.readColumn(ctx); err != nil {
+		if err := columnRows(); err != nil {
 			return err
 		}
 		grouped := b.grouped(where)

@@ -76,20 +76,34 @@ func (b *partBuild) arg(v any) string {
 	return "?"
 }
 
-// Read runs the part.
-func (s *Store) Read(ctx context.Context, p Part) (Rows, error) {
+// Start builds the part's statement (calling p.Matched now, never beside the caller) and runs
+// it beside the caller, which reads the other days meanwhile; wait returns its rows.
+func (s *Store) Start(ctx context.Context, p Part) (wait func() (Rows, error)) {
 	b := &partBuild{p: p}
 	sqlText, err := b.statement(ctx)
 	if err != nil {
-		return Rows{}, err
+		return func() (Rows, error) { return Rows{}, err }
 	}
-	rows, err := s.db.QueryContext(ctx, sqlText, b.args...)
+	done := make(chan struct{})
+	var rows Rows
+	go func() {
+		defer close(done)
+		rows, err = s.read(ctx, sqlText, b.args, len(p.Dimensions))
+	}()
+	return func() (Rows, error) {
+		<-done
+		return rows, err
+	}
+}
+
+// read runs a part's statement.
+func (s *Store) read(ctx context.Context, sqlText string, args []any, n int) (Rows, error) {
+	rows, err := s.db.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return Rows{}, fmt.Errorf("column store: read: %w", err)
 	}
 	defer rows.Close()
-	out := Rows{Keys: make([][]string, len(p.Dimensions))}
-	n := len(p.Dimensions)
+	out := Rows{Keys: make([][]string, n)}
 	dest := make([]any, n+7)
 	keys := make([]string, n)
 	for i := range keys {
