@@ -110,6 +110,18 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("rebuilt", lastClosed.AddDate(0, 0, -1))
+
+	// A stats reset of closed days, made on another node: the copies made before it answer
+	// nothing from the next read on, and are copied again by the next sync.
+	reset := stats.Range{From: from.AddDate(0, 0, 3), To: from.AddDate(0, 0, 6)}
+	if _, err := repository.New(f.db, nil).DeleteStats(ctx, site, &reset, stats.FixedZone(time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	check("reset on another node", time.Time{})
+	if err := withColumns.SyncColumnStore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("copied again after the reset", lastClosed.AddDate(0, 0, -1))
 }
 
 // useTestColumnStore makes f's repository read the closed days from a column store filled

@@ -140,12 +140,20 @@ func (r *Repository) SyncColumnStore(ctx context.Context) error {
 }
 
 // columnDays is the last day of b's range, from its first on, that the column store answers:
-// whole days of an unsampled query of visit-level values and time only, closed, held.
-func (b *queryBuild) columnDays() (time.Time, bool) {
+// whole days of an unsampled query of visit-level values and time only, closed, held, and
+// copied after the website's last stats reset (one primary-key probe of PostgreSQL, so that a
+// reset on any node counts at once).
+func (b *queryBuild) columnDays(ctx context.Context) (time.Time, bool, error) {
 	if q := b.q; b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics) {
-		return time.Time{}, false
+		return time.Time{}, false, nil
 	}
-	return b.repo.column.HeldThrough(b.websiteID, b.q.Range.From, b.q.Range.To, b.lastClosedDay())
+	reset, err := column.LastReset(ctx, b.repo.db.DB, b.websiteID)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	b.repo.column.Forget(b.websiteID, reset)
+	last, ok := b.repo.column.HeldThrough(b.websiteID, b.q.Range.From, b.q.Range.To, b.lastClosedDay())
+	return last, ok, nil
 }
 
 // startColumn starts the column store's part (columnDays) beside the statement's other reads;

@@ -194,7 +194,11 @@ func (r *Repository) newBuild(ctx context.Context, websiteID int64, q *query.Que
 	}
 	b := &queryBuild{q: q, fraction: fraction, repo: r, websiteID: websiteID, zone: zone}
 	rg := q.Range
-	if last, ok := b.columnDays(); ok {
+	last, ok, err := b.columnDays(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		b.columnThrough, rg.From = last, last.AddDate(0, 0, 1)
 	}
 	b.base = rangeWhere(&b.sqlArgs, websiteID, rg, fraction)

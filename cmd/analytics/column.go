@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
@@ -18,7 +22,11 @@ const columnSyncEvery = 10 * time.Minute
 // background; the days it does not hold yet are read from the visit rows. nil when it cannot
 // be opened (logged): the visit rows then answer everything, as exactly and more slowly.
 func openColumnStore(ctx context.Context, repo *repository.Repository, log *slog.Logger) *column.Store {
-	dir := column.DefaultDir()
+	dir, err := columnDir(ctx, repo)
+	if err != nil {
+		log.Error("column store off: the visit rows answer every day", "err", err)
+		return nil
+	}
 	store, err := column.Open(dir)
 	if err != nil {
 		log.Error("column store off: the visit rows answer every day", "dir", dir, "err", err)
@@ -41,4 +49,17 @@ func openColumnStore(ctx context.Context, repo *repository.Repository, log *slog
 		}
 	}()
 	return store
+}
+
+// columnDir is the column store's directory for this database: a subdirectory of
+// column.DefaultDir named by a random value the database keeps (its "column-store" signing
+// key), so that services of other databases on the machine (a test's, a second install's)
+// never read each other's copies.
+func columnDir(ctx context.Context, repo *repository.Repository) (string, error) {
+	id, err := repo.SigningKey(ctx, "column-store")
+	if err != nil {
+		return "", fmt.Errorf("column store: the database's id: %w", err)
+	}
+	sum := sha256.Sum256(id)
+	return filepath.Join(column.DefaultDir(), hex.EncodeToString(sum[:8])), nil
 }

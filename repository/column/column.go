@@ -25,7 +25,7 @@ import (
 )
 
 // schemaVersion names the file's layout: a file of another version is made again.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // FileName is the store's file in its directory.
 const FileName = "visits.duckdb"
@@ -35,7 +35,10 @@ type Store struct {
 	db   *sql.DB
 	path string
 	mu   sync.RWMutex
-	held map[int64]map[time.Time]bool // the days the file holds whole, by website
+	// held are the days the file holds whole, by website, each with the last stats reset of
+	// the website when it was copied (its stats_resets id, 0 for none): a later reset makes
+	// the copy stale (Forget).
+	held map[int64]map[time.Time]int64
 	sync sync.Mutex                   // one Sync at a time
 }
 
@@ -75,7 +78,7 @@ func open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("column store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, held: map[int64]map[time.Time]bool{}}
+	s := &Store{db: db, path: path, held: map[int64]map[time.Time]int64{}}
 	if err := s.prepare(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("column store: %s: %w", path, err)
@@ -112,18 +115,18 @@ func (s *Store) prepare() error {
 	if _, err := s.db.Exec(`DELETE FROM visits WHERE (website_id, day) NOT IN (SELECT (website_id, day) FROM days)`); err != nil {
 		return fmt.Errorf("drop unfinished days: %w", err)
 	}
-	rows, err := s.db.Query(`SELECT website_id, day FROM days`)
+	rows, err := s.db.Query(`SELECT website_id, day, reset_id FROM days`)
 	if err != nil {
 		return fmt.Errorf("read days: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var site int64
+		var site, reset int64
 		var day time.Time
-		if err := rows.Scan(&site, &day); err != nil {
+		if err := rows.Scan(&site, &day, &reset); err != nil {
 			return fmt.Errorf("read days: %w", err)
 		}
-		s.markHeld(site, day)
+		s.markHeld(site, day, reset)
 	}
 	return rows.Err()
 }
@@ -148,19 +151,43 @@ func schemaSQL() string {
 	}
 	return fmt.Sprintf(`CREATE TABLE meta (version INTEGER NOT NULL);
 		INSERT INTO meta VALUES (%d);
-		CREATE TABLE days (website_id BIGINT NOT NULL, day DATE NOT NULL, PRIMARY KEY (website_id, day));
+		CREATE TABLE days (website_id BIGINT NOT NULL, day DATE NOT NULL, reset_id BIGINT NOT NULL, PRIMARY KEY (website_id, day));
 		CREATE TABLE visits (website_id BIGINT NOT NULL, day DATE NOT NULL, hour SMALLINT NOT NULL,
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
 			rkey BIGINT%s);`, schemaVersion, cols.String())
 }
 
-func (s *Store) markHeld(site int64, day time.Time) {
+func (s *Store) markHeld(site int64, day time.Time, reset int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held[site] == nil {
-		s.held[site] = map[time.Time]bool{}
+		s.held[site] = map[time.Time]int64{}
 	}
-	s.held[site][dayOf(day)] = true
+	s.held[site][dayOf(day)] = reset
+}
+
+// Forget makes the website's days copied before its stats reset lastReset (which deleted rows
+// the copies still have) not held: reads take them from PostgreSQL until Sync copies them
+// again. Every read of a website calls it first with the last reset PostgreSQL has
+// (LastReset), so that a reset made on any node counts at once.
+func (s *Store) Forget(site, lastReset int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for day, reset := range s.held[site] {
+		if reset < lastReset {
+			delete(s.held[site], day)
+		}
+	}
+}
+
+// LastReset is the id of the website's last stats reset (stats_resets, whose ids only grow),
+// 0 for none.
+func LastReset(ctx context.Context, pg *sql.DB, site int64) (int64, error) {
+	var id int64
+	if err := pg.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM stats_resets WHERE website_id = $1`, site).Scan(&id); err != nil {
+		return 0, fmt.Errorf("column store: last reset of %d: %w", site, err)
+	}
+	return id, nil
 }
 
 func dayOf(t time.Time) time.Time {
@@ -173,10 +200,15 @@ func (s *Store) HeldThrough(site int64, from, to, closed time.Time) (last time.T
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	held := s.held[site]
-	for day := dayOf(from); !day.After(dayOf(to)) && !day.After(dayOf(closed)) && held[day]; day = day.AddDate(0, 0, 1) {
+	for day := dayOf(from); !day.After(dayOf(to)) && !day.After(dayOf(closed)) && hasDay(held, day); day = day.AddDate(0, 0, 1) {
 		last, ok = day, true
 	}
 	return last, ok
+}
+
+func hasDay(held map[time.Time]int64, day time.Time) bool {
+	_, ok := held[day]
+	return ok
 }
 
 // Sync copies into the file every day through lastClosed that PostgreSQL has visit rows of
@@ -281,6 +313,12 @@ func (s *Store) dropGone(ctx context.Context, pg *sql.DB) error {
 // copyDay copies a website's visit rows of a day, then marks the day held.
 func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Time) error {
 	cols := textColumns()
+	// The last reset is read before the rows: a reset during the copy makes it stale, never
+	// current.
+	reset, err := LastReset(ctx, pg, site)
+	if err != nil {
+		return err
+	}
 	src, err := pg.QueryContext(ctx, `SELECT hour, pageviews, cardinality(events), bounce, seconds,
 			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, `+strings.Join(cols, ", ")+`
 		FROM visit_rows WHERE website_id = $1 AND day = $2`, site, day.Format(time.DateOnly))
@@ -293,6 +331,12 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return fmt.Errorf("column store: %w", err)
 	}
 	defer conn.Close()
+	// A day copied again (after a reset, Forget) replaces its old copy.
+	for _, table := range []string{"days", "visits"} {
+		if _, err := conn.ExecContext(ctx, `DELETE FROM `+table+` WHERE website_id = ? AND day = ?`, site, dayOf(day)); err != nil {
+			return fmt.Errorf("column store: drop the old copy of %s of %d: %w", day.Format(time.DateOnly), site, err)
+		}
+	}
 	dayNumber := int64(dayOf(day).Sub(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).Hours() / 24)
 	err = conn.Raw(func(raw any) error {
 		app, err := duckdb.NewAppenderFromConn(raw.(driver.Conn), "", "visits")
@@ -335,7 +379,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return app.Close()
 	})
 	if err == nil {
-		_, err = conn.ExecContext(ctx, `INSERT INTO days VALUES (?, ?) ON CONFLICT DO NOTHING`, site, dayOf(day))
+		_, err = conn.ExecContext(ctx, `INSERT INTO days VALUES (?, ?, ?)`, site, dayOf(day), reset)
 	}
 	if err != nil {
 		// The rows appended without their day in days are dropped, here or at the next Open.
@@ -343,6 +387,6 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 			AND NOT EXISTS (SELECT 1 FROM days WHERE website_id = ? AND day = ?)`, site, dayOf(day), site, dayOf(day))
 		return fmt.Errorf("column store: copy day %s of %d: %w", day.Format(time.DateOnly), site, err)
 	}
-	s.markHeld(site, day)
+	s.markHeld(site, day, reset)
 	return nil
 }
