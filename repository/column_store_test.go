@@ -122,6 +122,29 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("copied again after the reset", lastClosed.AddDate(0, 0, -1))
+
+	// Retention on another node forgets the rows of the first two days: the column store
+	// answers as the rows do, without its copies of them, then and after the next sync.
+	if _, err := repository.New(f.db, nil).ForgetVisitRows(ctx, site, from.AddDate(0, 0, 2), 10); err != nil {
+		t.Fatal(err)
+	}
+	for _, stage := range []string{"retention on another node", "synced after retention"} {
+		for _, c := range columnStoreQueries {
+			body := fmt.Sprintf(`{"site_id": "column.example", "date_range": [%q, %q], "metrics": [%s], "dimensions": [%s], "filters": %s}`,
+				from.Format(time.DateOnly), lastClosed.Format(time.DateOnly), c.metrics, c.dims, c.filters)
+			q, err := queryapi.Parse([]byte(body), env)
+			if err != nil {
+				t.Fatalf("%s: %v", body, err)
+			}
+			want := f.runQuery(t, site, body, env)
+			if got, err := withColumns.RunQuery(ctx, site, q, stats.FixedZone(time.UTC)); err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s:\ncolumns %+v %v\nrows    %+v", stage, body, got, err, want)
+			}
+		}
+		if err := withColumns.SyncColumnStore(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // useTestColumnStore makes f's repository read the closed days from a column store filled

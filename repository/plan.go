@@ -141,17 +141,17 @@ func (r *Repository) SyncColumnStore(ctx context.Context) error {
 
 // columnDays is the last day of b's range, from its first on, that the column store answers:
 // whole days of an unsampled query of visit-level values and time only, closed, held, and
-// copied after the website's last stats reset (one primary-key probe of PostgreSQL, so that a
-// reset on any node counts at once).
+// still as PostgreSQL's rows (column.Forget: one primary-key probe, so that a stats reset or
+// retention on any node counts at once).
 func (b *queryBuild) columnDays(ctx context.Context) (time.Time, bool, error) {
 	if q := b.q; b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics) {
 		return time.Time{}, false, nil
 	}
-	reset, err := column.LastReset(ctx, b.repo.db.DB, b.websiteID)
+	generation, err := column.GenerationOf(ctx, b.repo.db.DB, b.websiteID)
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	b.repo.column.Forget(b.websiteID, reset)
+	b.repo.column.Forget(b.websiteID, generation)
 	last, ok := b.repo.column.HeldThrough(b.websiteID, b.q.Range.From, b.q.Range.To, b.lastClosedDay())
 	return last, ok, nil
 }

@@ -35,9 +35,9 @@ type Store struct {
 	db   *sql.DB
 	path string
 	mu   sync.RWMutex
-	// held are the days the file holds whole, by website, each with the last stats reset of
-	// the website when it was copied (its stats_resets id, 0 for none): a later reset makes
-	// the copy stale (Forget).
+	// held are the days the file holds whole, by website, each with the website's
+	// rows_generation when it was copied: a later deletion of its rows makes the copy stale
+	// (Forget).
 	held map[int64]map[time.Time]int64
 	sync sync.Mutex                   // one Sync at a time
 }
@@ -115,18 +115,18 @@ func (s *Store) prepare() error {
 	if _, err := s.db.Exec(`DELETE FROM visits WHERE (website_id, day) NOT IN (SELECT (website_id, day) FROM days)`); err != nil {
 		return fmt.Errorf("drop unfinished days: %w", err)
 	}
-	rows, err := s.db.Query(`SELECT website_id, day, reset_id FROM days`)
+	rows, err := s.db.Query(`SELECT website_id, day, generation FROM days`)
 	if err != nil {
 		return fmt.Errorf("read days: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var site, reset int64
+		var site, generation int64
 		var day time.Time
-		if err := rows.Scan(&site, &day, &reset); err != nil {
+		if err := rows.Scan(&site, &day, &generation); err != nil {
 			return fmt.Errorf("read days: %w", err)
 		}
-		s.markHeld(site, day, reset)
+		s.markHeld(site, day, generation)
 	}
 	return rows.Err()
 }
@@ -151,43 +151,47 @@ func schemaSQL() string {
 	}
 	return fmt.Sprintf(`CREATE TABLE meta (version INTEGER NOT NULL);
 		INSERT INTO meta VALUES (%d);
-		CREATE TABLE days (website_id BIGINT NOT NULL, day DATE NOT NULL, reset_id BIGINT NOT NULL, PRIMARY KEY (website_id, day));
+		CREATE TABLE days (website_id BIGINT NOT NULL, day DATE NOT NULL, generation BIGINT NOT NULL, PRIMARY KEY (website_id, day));
 		CREATE TABLE visits (website_id BIGINT NOT NULL, day DATE NOT NULL, hour SMALLINT NOT NULL,
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
 			rkey BIGINT%s);`, schemaVersion, cols.String())
 }
 
-func (s *Store) markHeld(site int64, day time.Time, reset int64) {
+func (s *Store) markHeld(site int64, day time.Time, generation int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held[site] == nil {
 		s.held[site] = map[time.Time]int64{}
 	}
-	s.held[site][dayOf(day)] = reset
+	s.held[site][dayOf(day)] = generation
 }
 
-// Forget makes the website's days copied before its stats reset lastReset (which deleted rows
-// the copies still have) not held: reads take them from PostgreSQL until Sync copies them
-// again. Every read of a website calls it first with the last reset PostgreSQL has
-// (LastReset), so that a reset made on any node counts at once.
-func (s *Store) Forget(site, lastReset int64) {
+// Forget makes not held the website's days copied at a generation older than now's, whose
+// rows PostgreSQL may have deleted since (a stats reset, retention): reads take them from
+// PostgreSQL until Sync copies them again. Every read of a website calls it first with its
+// generation now (GenerationOf), so that a deletion made on any node counts at once.
+func (s *Store) Forget(site, now int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for day, reset := range s.held[site] {
-		if reset < lastReset {
+	for day, then := range s.held[site] {
+		if then < now {
 			delete(s.held[site], day)
 		}
 	}
 }
 
-// LastReset is the id of the website's last stats reset (stats_resets, whose ids only grow),
-// 0 for none.
-func LastReset(ctx context.Context, pg *sql.DB, site int64) (int64, error) {
-	var id int64
-	if err := pg.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM stats_resets WHERE website_id = $1`, site).Scan(&id); err != nil {
-		return 0, fmt.Errorf("column store: last reset of %d: %w", site, err)
+// GenerationOf is the website's rows_generation, which every deletion of its visit rows
+// raises in the deletion's transaction: one probe of a primary key.
+func GenerationOf(ctx context.Context, pg *sql.DB, site int64) (int64, error) {
+	var g int64
+	err := pg.QueryRowContext(ctx, `SELECT rows_generation FROM websites WHERE id = $1`, site).Scan(&g)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil // a read of no website reads no rows of it
 	}
-	return id, nil
+	if err != nil {
+		return 0, fmt.Errorf("column store: generation of %d: %w", site, err)
+	}
+	return g, nil
 }
 
 func dayOf(t time.Time) time.Time {
@@ -313,9 +317,9 @@ func (s *Store) dropGone(ctx context.Context, pg *sql.DB) error {
 // copyDay copies a website's visit rows of a day, then marks the day held.
 func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Time) error {
 	cols := textColumns()
-	// The last reset is read before the rows: a reset during the copy makes it stale, never
-	// current.
-	reset, err := LastReset(ctx, pg, site)
+	// The generation is read before the rows: a deletion during the copy makes it stale,
+	// never current.
+	generation, err := GenerationOf(ctx, pg, site)
 	if err != nil {
 		return err
 	}
@@ -331,7 +335,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return fmt.Errorf("column store: %w", err)
 	}
 	defer conn.Close()
-	// A day copied again (after a reset, Forget) replaces its old copy.
+	// A day copied again (after a deletion, Forget) replaces its old copy.
 	for _, table := range []string{"days", "visits"} {
 		if _, err := conn.ExecContext(ctx, `DELETE FROM `+table+` WHERE website_id = ? AND day = ?`, site, dayOf(day)); err != nil {
 			return fmt.Errorf("column store: drop the old copy of %s of %d: %w", day.Format(time.DateOnly), site, err)
@@ -379,7 +383,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return app.Close()
 	})
 	if err == nil {
-		_, err = conn.ExecContext(ctx, `INSERT INTO days VALUES (?, ?, ?)`, site, dayOf(day), reset)
+		_, err = conn.ExecContext(ctx, `INSERT INTO days VALUES (?, ?, ?)`, site, dayOf(day), generation)
 	}
 	if err != nil {
 		// The rows appended without their day in days are dropped, here or at the next Open.
@@ -387,6 +391,6 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 			AND NOT EXISTS (SELECT 1 FROM days WHERE website_id = ? AND day = ?)`, site, dayOf(day), site, dayOf(day))
 		return fmt.Errorf("column store: copy day %s of %d: %w", day.Format(time.DateOnly), site, err)
 	}
-	s.markHeld(site, day, reset)
+	s.markHeld(site, day, generation)
 	return nil
 }

@@ -69,6 +69,9 @@ func (r *Repository) DeleteStats(ctx context.Context, websiteID int64, days *sta
 	if err := deleteDays(ctx, tx, websiteID, reset); err != nil {
 		return StatsReset{}, fmt.Errorf("stats.delete: %w", err)
 	}
+	if err := nextRowsGeneration(ctx, tx, websiteID); err != nil {
+		return StatsReset{}, fmt.Errorf("stats.delete: %w", err)
+	}
 	if err := deleteRealtime(ctx, tx, websiteID, reset, zone, now); err != nil {
 		return StatsReset{}, fmt.Errorf("stats.delete: %w", err)
 	}
@@ -250,5 +253,18 @@ func (r *Repository) forgetVisitRowsOf(ctx context.Context, websiteID int64, day
 			return fmt.Errorf("%s: %w", table, err)
 		}
 	}
+	if err := nextRowsGeneration(ctx, tx, websiteID); err != nil {
+		return err
+	}
 	return tx.Commit()
+}
+
+// nextRowsGeneration raises the website's rows_generation in the transaction that deletes some
+// of its visit rows: the column store's copies made before it are no longer read
+// (column.Forget).
+func nextRowsGeneration(ctx context.Context, tx *sqlx.Tx, websiteID int64) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE websites SET rows_generation = rows_generation + 1 WHERE id = $1`, websiteID); err != nil {
+		return fmt.Errorf("rows generation: %w", err)
+	}
+	return nil
 }
