@@ -39,7 +39,7 @@ type Store struct {
 	// rows_generation when it was copied: a later deletion of its rows makes the copy stale
 	// (Forget).
 	held map[int64]map[time.Time]int64
-	sync sync.Mutex                   // one Sync at a time
+	sync sync.Mutex // one Sync at a time
 }
 
 // DefaultDir is where the service keeps the file when COLUMN_STORE_DIR does not say: the
