@@ -54,13 +54,39 @@ func DefaultDir() string {
 	return filepath.Join(os.TempDir(), "analytics")
 }
 
+// opened are the stores this process has open, by file: DuckDB lets one process open a file
+// twice, and two stores of one file (two nodes in one process, as tests run them) would each
+// copy a day into it. Open hands out the one Store of a file, Close closes it with its last
+// user.
+var opened = struct {
+	sync.Mutex
+	stores map[string]*Store
+	users  map[string]int
+}{stores: map[string]*Store{}, users: map[string]int{}}
+
 // Open opens (or makes) the store's file in dir; one it cannot read, or of another layout,
-// is removed and made again, empty: Sync fills it.
+// is removed and made again, empty: Sync fills it. Opened again in the same process, it is
+// the same Store.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("column store: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
+	opened.Lock()
+	defer opened.Unlock()
+	if s, ok := opened.stores[path]; ok {
+		opened.users[path]++
+		return s, nil
+	}
+	s, err := openOrRemake(path)
+	if err != nil {
+		return nil, err
+	}
+	opened.stores[path], opened.users[path] = s, 1
+	return s, nil
+}
+
+func openOrRemake(path string) (*Store, error) {
 	s, err := open(path)
 	if err == nil {
 		return s, nil
@@ -95,8 +121,17 @@ func (s *Store) Checkpoint() error {
 	return nil
 }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close ends one use of the store (Open); the last closes the file.
+func (s *Store) Close() error {
+	opened.Lock()
+	defer opened.Unlock()
+	if opened.users[s.path]--; opened.users[s.path] > 0 {
+		return nil
+	}
+	delete(opened.stores, s.path)
+	delete(opened.users, s.path)
+	return s.db.Close()
+}
 
 // prepare makes the tables of a new file, refuses one of another version, drops the rows of a
 // day whose copy did not finish, and reads which days the file holds.
