@@ -39,7 +39,9 @@ type Store struct {
 	// rows_generation when it was copied: a later deletion of its rows makes the copy stale
 	// (Forget).
 	held map[int64]map[time.Time]int64
-	sync sync.Mutex // one Sync at a time
+	// checked: the file's days are of the database Sync reads (sameSource); none is read before.
+	checked bool
+	sync    sync.Mutex // one Sync at a time
 }
 
 // DefaultDir is where the service keeps the file when COLUMN_STORE_DIR does not say: the
@@ -184,8 +186,8 @@ func schemaSQL() string {
 	for _, c := range textColumns() {
 		fmt.Fprintf(&cols, ", %s VARCHAR NOT NULL", c)
 	}
-	return fmt.Sprintf(`CREATE TABLE meta (version INTEGER NOT NULL);
-		INSERT INTO meta VALUES (%d);
+	return fmt.Sprintf(`CREATE TABLE meta (version INTEGER NOT NULL, source VARCHAR NOT NULL);
+		INSERT INTO meta VALUES (%d, '');
 		CREATE TABLE days (website_id BIGINT NOT NULL, day DATE NOT NULL, generation BIGINT NOT NULL, PRIMARY KEY (website_id, day));
 		CREATE TABLE visits (website_id BIGINT NOT NULL, day DATE NOT NULL, hour SMALLINT NOT NULL,
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
@@ -239,6 +241,9 @@ func (s *Store) HeldThrough(site int64, from, to, closed time.Time) (last time.T
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	held := s.held[site]
+	if !s.checked {
+		return time.Time{}, false
+	}
 	for day := dayOf(from); !day.After(dayOf(to)) && !day.After(dayOf(closed)) && hasDay(held, day); day = day.AddDate(0, 0, 1) {
 		last, ok = day, true
 	}
@@ -257,6 +262,9 @@ func hasDay(held map[time.Time]int64, day time.Time) bool {
 func (s *Store) Sync(ctx context.Context, pg *sql.DB, lastClosed time.Time) error {
 	s.sync.Lock()
 	defer s.sync.Unlock()
+	if err := s.sameSource(ctx, pg); err != nil {
+		return err
+	}
 	if err := s.dropGone(ctx, pg); err != nil {
 		return err
 	}
@@ -287,6 +295,42 @@ func (s *Store) Sync(ctx context.Context, pg *sql.DB, lastClosed time.Time) erro
 	for _, d := range todo {
 		if err := s.copyDay(ctx, pg, d.site, d.day); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// sourceSQL names the database the file was copied from: its oid in its cluster and when its
+// first user was made, so that a file left by another database (a throw-away cluster's, one
+// made again) is never read as this one's.
+const sourceSQL = `SELECT (SELECT oid FROM pg_database WHERE datname = current_database())::text || ' ' ||
+	coalesce((SELECT created_at FROM users ORDER BY id LIMIT 1)::text, '')`
+
+// sameSource empties the file when it was copied from another database than pg.
+func (s *Store) sameSource(ctx context.Context, pg *sql.DB) error {
+	var source, kept string
+	if err := pg.QueryRowContext(ctx, sourceSQL).Scan(&source); err != nil {
+		return fmt.Errorf("column store: name the database: %w", err)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT source FROM meta`).Scan(&kept); err != nil {
+		return fmt.Errorf("column store: read its database: %w", err)
+	}
+	if kept == source {
+		s.mu.Lock()
+		s.checked = true
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Lock()
+	s.held, s.checked = map[int64]map[time.Time]int64{}, true
+	s.mu.Unlock()
+	for _, stmt := range []string{`DELETE FROM days`, `DELETE FROM visits`, `UPDATE meta SET source = ?`} {
+		args := []any{}
+		if strings.Contains(stmt, "?") {
+			args = append(args, source)
+		}
+		if _, err := s.db.ExecContext(ctx, stmt, args...); err != nil {
+			return fmt.Errorf("column store: empty for another database: %w", err)
 		}
 	}
 	return nil
