@@ -5,6 +5,7 @@
 # them, and serves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/cc.sh install
 
 if [ -z "${DATABASE_URL:-}" ]; then
   server=$(scripts/postgres.sh start .data/pg)

@@ -3,6 +3,7 @@
 # starts and removes itself: durability off, Unix socket only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/cc.sh install
 
 dir=$(mktemp -d /tmp/analytics-test-pg.XXXXXX)
 mdir=$(mktemp -d /tmp/analytics-test-mariadb.XXXXXX)
