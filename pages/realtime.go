@@ -17,6 +17,7 @@ type realtimePage struct {
 	Domain    string
 	Dashboard string // the dashboard's address
 	Today     string // the dashboard of today, by the hour: the interval switch's Hours
+	Self      string // this view's address: the interval switch's Minutes
 	Visitors  int64
 	Total     int64          // pageviews of the 30 minutes
 	Minutes   []minutesChart // wide and compact
@@ -73,6 +74,7 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 	}
 	today := p.today(site).Format(time.DateOnly)
 	data.Today = viewOf(r, site).url("", url.Values{"from": {today}, "to": {today}})
+	data.Self = viewOf(r, site).url("/realtime", url.Values{})
 	first := now.Truncate(time.Minute).Add(-repository.RealtimeWindow + time.Minute)
 	for i, n := range rt.Pageviews {
 		data.Total += n
