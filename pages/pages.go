@@ -167,6 +167,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/shared/{link}/delete", nil, p.deleteSharedLink)
 	page("/websites/{id}/segments", nil, p.saveSegment)
 	page("/websites/{id}/segments/{segment}/rename", nil, p.renameSegment)
+	page("/websites/{id}/segments/{segment}/filters", nil, p.replaceSegmentFilters)
 	page("/websites/{id}/segments/{segment}/delete", nil, p.deleteSegment)
 	page("/websites/{id}/annotations", nil, p.addAnnotation)
 	page("/websites/{id}/annotations/{annotation}/delete", nil, p.deleteAnnotation)

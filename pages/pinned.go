@@ -197,18 +197,44 @@ func (p *Pages) saveSegment(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	filters, err := stats.ParseFilters(r.PostForm)
-	if err != nil {
-		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid segment", "The segment was not saved: its filters are invalid: "+err.Error()+".")
-		return
-	}
-	saved, err := query.DashboardSegment(filters)
-	if err != nil {
-		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid segment", "The segment was not saved: "+err.Error()+".")
+	saved, ok := p.segmentFilters(w, r)
+	if !ok {
 		return
 	}
 	_, errs, err := p.pinned.CreateSegment(r.Context(), site, user.ID, segments.Change{Name: formText(r, "name"), Type: formText(r, "type"), Filters: saved})
 	p.pinnedDone(w, r, site, "segment", errs, err)
+}
+
+// replaceSegmentFilters answers a segment's "save the filters shown into it": its filters
+// become the ones the dashboard sends, its name and type stay.
+func (p *Pages) replaceSegmentFilters(w http.ResponseWriter, r *http.Request) {
+	user, site, ok := p.pinnedSite(w, r)
+	if !ok {
+		return
+	}
+	saved, ok := p.segmentFilters(w, r)
+	if !ok {
+		return
+	}
+	_, errs, err := p.pinned.UpdateSegment(r.Context(), site, user.ID, pathID(r, "segment"), segments.Change{Filters: saved})
+	p.pinnedDone(w, r, site, "segment", errs, err)
+}
+
+// segmentFilters reads the dashboard's filters of a segment form as a segment's (the query
+// API's filter list); a form without any, or with ones a segment cannot hold, gets the page
+// that says why.
+func (p *Pages) segmentFilters(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	filters, err := stats.ParseFilters(r.PostForm)
+	if err != nil {
+		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid segment", "The segment was not saved: its filters are invalid: "+err.Error()+".")
+		return nil, false
+	}
+	saved, err := query.DashboardSegment(filters)
+	if err != nil {
+		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid segment", "The segment was not saved: "+err.Error()+".")
+		return nil, false
+	}
+	return saved, true
 }
 
 func (p *Pages) renameSegment(w http.ResponseWriter, r *http.Request) {

@@ -113,6 +113,22 @@ func TestSegmentsOnTheDashboard(t *testing.T) {
 	if got, _ := e.Repo.Segment(context.Background(), id, o.ID, mine[0].ID); got.Name != "Germany" {
 		t.Errorf("renamed to %q", got.Name)
 	}
+	// The filters shown saved into it: offered on a dashboard filtered otherwise, not on its
+	// own; its name stays; filters it cannot hold, none, or another's segment are refused.
+	if other := owner.get("/stats/pinned.example?filter%5Bcountry%5D=FR%3AFrance"); !strings.Contains(menuOf(other.body), `action="`+path+`/filters"`) ||
+		!strings.Contains(menuOf(other.body), "Save the filters shown") {
+		t.Errorf("no form saving the filters shown into the segment:\n%s", menuOf(other.body))
+	}
+	if own := owner.get("/stats/pinned.example?filter%5Bcountry%5D=DE&filter_any%5Bbrowser%5D=Chrome%7CFirefox"); strings.Contains(menuOf(own.body), `action="`+path+`/filters"`) {
+		t.Error("the segment's own filters are offered to be saved into it")
+	}
+	wantStatus(t, "the viewer replaces the owner's filters", viewer.post(path+"/filters", url.Values{"filter[country]": {"FR:France"}}), http.StatusNotFound)
+	wantStatus(t, "no filters", owner.post(path+"/filters", nil), http.StatusUnprocessableEntity)
+	wantStatus(t, "a filter a segment cannot hold", owner.post(path+"/filters", url.Values{"filter[language]": {"de"}}), http.StatusUnprocessableEntity)
+	wantStatus(t, "replace the filters", owner.post(path+"/filters", url.Values{"filter[country]": {"FR:France"}}), http.StatusSeeOther)
+	if got, _ := e.Repo.Segment(context.Background(), id, o.ID, mine[0].ID); got.Name != "Germany" || strings.ReplaceAll(string(got.Filters), " ", "") != `[["is","visit:country",["FR"]]]` {
+		t.Errorf("after replacing its filters: %q %s", got.Name, got.Filters)
+	}
 	wantStatus(t, "delete", owner.post(path+"/delete", nil), http.StatusSeeOther)
 	wantStatus(t, "delete again", owner.post(path+"/delete", nil), http.StatusNotFound)
 }
