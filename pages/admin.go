@@ -58,7 +58,7 @@ func (p *Pages) adminUsers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) renderAdmin(w http.ResponseWriter, r *http.Request, user *repository.User, status int, data adminPage) {
-	users, err := p.repo.ListUsers(r.Context())
+	users, err := p.base.Repo.ListUsers(r.Context())
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -77,7 +77,7 @@ func (p *Pages) renderAdmin(w http.ResponseWriter, r *http.Request, user *reposi
 // linkURL is the address of a one-use link: under PUBLIC_URL, else at the request's address
 // (shown to the admin who made it, never mailed).
 func (p *Pages) linkURL(r *http.Request, token string) string {
-	return p.links.Base(r, web.Absolute) + "/set-password?token=" + token
+	return p.base.Links.Base(r, web.Absolute) + "/set-password?token=" + token
 }
 
 // invite makes an invitation link for a new address (an account is created when it is
@@ -97,14 +97,14 @@ func (p *Pages) invite(w http.ResponseWriter, r *http.Request) {
 	}
 	link := repository.Link{Kind: repository.LinkInvite, Email: email, MakeAdmin: form.Admin, CreatedBy: &admin.ID}
 	ttl := account.InviteTTL
-	existing, err := p.repo.UserByEmail(r.Context(), email)
+	existing, err := p.base.Repo.UserByEmail(r.Context(), email)
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 	case err != nil:
 		p.serverError(w, r, err)
 		return
 	default:
-		hash, err := p.repo.PasswordHashByID(r.Context(), existing.ID)
+		hash, err := p.base.Repo.PasswordHashByID(r.Context(), existing.ID)
 		if err != nil {
 			p.serverError(w, r, err)
 			return
@@ -142,7 +142,7 @@ func (p *Pages) userParam(w http.ResponseWriter, r *http.Request) (repository.Us
 		p.notFound(w, r)
 		return repository.UserRow{}, false
 	}
-	u, err := p.repo.UserRowByID(r.Context(), id)
+	u, err := p.base.Repo.UserRowByID(r.Context(), id)
 	if errors.Is(err, repository.ErrNotFound) {
 		p.notFound(w, r)
 		return repository.UserRow{}, false
@@ -176,7 +176,7 @@ func (p *Pages) setAdmin(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, http.StatusUnprocessableEntity, "Form refused", "The form sent says neither to make nor to unmake an admin.")
 		return
 	}
-	err := p.repo.SetAdmin(r.Context(), u.ID, makeAdmin)
+	err := p.base.Repo.SetAdmin(r.Context(), u.ID, makeAdmin)
 	if errors.Is(err, repository.ErrLastAdmin) {
 		p.lastAdmin(w, r, "unmade")
 		return
@@ -241,7 +241,7 @@ func (p *Pages) removeUser(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusConflict, "remove_user.html", "Remove "+u.Email, u)
 		return
 	}
-	sites, err := p.repo.RemoveUser(r.Context(), u.ID)
+	sites, err := p.base.Repo.RemoveUser(r.Context(), u.ID)
 	if errors.Is(err, repository.ErrLastAdmin) {
 		p.lastAdmin(w, r, "removed")
 		return
@@ -261,7 +261,7 @@ func (p *Pages) removeUser(w http.ResponseWriter, r *http.Request) {
 
 // createLink stores an admin's link; ok false: answered (the admin was unmade meanwhile, say).
 func (p *Pages) createLink(w http.ResponseWriter, r *http.Request, link repository.Link, ttl time.Duration) (string, bool) {
-	token, err := p.repo.CreateLink(r.Context(), link, ttl)
+	token, err := p.base.Repo.CreateLink(r.Context(), link, ttl)
 	if errors.Is(err, repository.ErrNotAdmin) {
 		p.fail(w, r, http.StatusForbidden, "Admins only", "Only an admin of this service may make links for its users.")
 		return "", false
@@ -286,7 +286,7 @@ type linkRow struct {
 }
 
 func (p *Pages) pendingLinks(ctx context.Context) ([]linkRow, int, error) {
-	links, total, err := p.repo.ListPendingLinks(ctx, maxPendingLinks)
+	links, total, err := p.base.Repo.ListPendingLinks(ctx, maxPendingLinks)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -325,7 +325,7 @@ func (p *Pages) revokeLink(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err == nil && id > 0 {
-		err = p.repo.RevokeLink(r.Context(), id)
+		err = p.base.Repo.RevokeLink(r.Context(), id)
 	} else {
 		err = repository.ErrNotFound
 	}

@@ -56,7 +56,7 @@ func (p *Pages) setAlerts(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	form := alertsForm{Spike: strings.TrimSpace(f.Get("spike_threshold")), Drop: strings.TrimSpace(f.Get("drop_threshold")),
-		Addresses: f.Get("addresses"), Errors: stats.FieldErrors{}, MailOn: p.outbox.Enabled()}
+		Addresses: f.Get("addresses"), Errors: stats.FieldErrors{}, MailOn: p.base.Outbox.Enabled()}
 	in := website.AlertInput{Addresses: &form.Addresses}
 	for field, t := range map[string]struct {
 		text string
@@ -87,7 +87,7 @@ func (p *Pages) setAlerts(w http.ResponseWriter, r *http.Request) {
 		}
 		form.Errors = errs
 	}
-	stored, err := p.repo.Alerts(r.Context(), site.ID, user.ID)
+	stored, err := p.base.Repo.Alerts(r.Context(), site.ID, user.ID)
 	if err != nil {
 		p.serverError(w, r, err)
 		return

@@ -158,12 +158,12 @@ func (p *Pages) rangeError(w http.ResponseWriter, r *http.Request, site reposito
 		p.serverError(w, r, err)
 		return
 	}
-	first, err := p.repo.FirstStatDay(r.Context(), site.ID)
+	first, err := p.base.Repo.FirstStatDay(r.Context(), site.ID)
 	if err != nil && !errors.Is(err, repository.ErrNotFound) {
 		p.serverError(w, r, err)
 		return
 	}
-	base := p.links.Base(r, web.Page)
+	base := p.base.Links.Base(r, web.Page)
 	v := viewOf(r, site)
 	picker := newRangePicker(base, v, newDashAddress(v.path, q), today, first, p.last24(site), stats.Range{}, filters)
 	picker.From, picker.To, picker.Errors = q.Get("from"), q.Get("to"), errs
@@ -252,7 +252,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	base, v := p.links.Base(r, web.Page), viewOf(r, site)
+	base, v := p.base.Links.Base(r, web.Page), viewOf(r, site)
 	addr := newDashAddress(v.path, q)
 	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To),
 		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit, last24: last24})
@@ -319,7 +319,7 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		pagesTab = tabs[1] // top, entry or exit pages
 		others   = append(append([]stats.Name{tabs[0]}, tabs[2:]...), topNames()...)
 	)
-	reader := p.repo.Reader(siteID, rng, filters)
+	reader := p.base.Repo.Reader(siteID, rng, filters)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		if topPages, err = reader.Top(ctx, []stats.Name{pagesTab}, topSize); err != nil || pagesTab != stats.Page {
@@ -336,13 +336,13 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		if out.events, _, err = reader.Events(ctx, topSize, eventValuesShown); err != nil {
 			return err
 		}
-		out.spellings, err = p.repo.EventSpellings(ctx, siteID)
+		out.spellings, err = p.base.Repo.EventSpellings(ctx, siteID)
 		return err
 	})
 	p.graphSeries(ctx, g, siteID, zone, rng, graphed, filters, &out.series, &out.rateBase)
 	if cmp.On() {
 		// The compared days in buckets of the same size, for the chart's dashed lines.
-		compared := p.repo.Reader(siteID, cmp.Range(rng), filters)
+		compared := p.base.Repo.Reader(siteID, cmp.Range(rng), filters)
 		p.graphSeries(ctx, g, siteID, zone, cmp.Range(rng), graphed, filters, &out.compared, &out.comparedBase)
 		// The lists' rows show their value's count on the compared days: one statement for
 		// every list, deeper than the lists so that most values shown are found.
@@ -365,7 +365,7 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		return err
 	})
 	g.Go(func() error {
-		day, err := p.repo.FirstStatDay(ctx, siteID)
+		day, err := p.base.Repo.FirstStatDay(ctx, siteID)
 		if errors.Is(err, repository.ErrNotFound) {
 			return nil
 		}

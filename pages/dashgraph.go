@@ -118,12 +118,12 @@ type seriesOf struct {
 // unread), or the visit rows' for hours of a metric the hourly counters lack (events); for the conversion rate, also the series it divides by into base: the visitors
 // of the visit rows under the filters but the goal, as the card's rate.
 func (p *Pages) graphSeries(ctx context.Context, g *errgroup.Group, siteID int64, zone stats.Zone, rng stats.Range, s seriesOf, filters stats.Filters, series, base *[]repository.Bucket) {
-	reader := p.repo.Reader(siteID, rng, filters)
+	reader := p.base.Repo.Reader(siteID, rng, filters)
 	switch {
 	case s.metric.HourlyRows && s.interval == stats.Hour:
-		reader = p.repo.RowReader(siteID, rng, filters)
+		reader = p.base.Repo.RowReader(siteID, rng, filters)
 	case s.metric.HourlyRows:
-		reader = p.repo.EventsReader(siteID, rng, filters)
+		reader = p.base.Repo.EventsReader(siteID, rng, filters)
 	}
 	g.Go(func() (err error) {
 		*series, err = reader.Series(ctx, s.interval, zone)
@@ -131,7 +131,7 @@ func (p *Pages) graphSeries(ctx context.Context, g *errgroup.Group, siteID int64
 	})
 	if s.metric.Goal {
 		g.Go(func() (err error) {
-			*base, err = p.repo.RowReader(siteID, rng, filters.Canonical().Without(stats.GoalName)).Series(ctx, s.interval, zone)
+			*base, err = p.base.Repo.RowReader(siteID, rng, filters.Canonical().Without(stats.GoalName)).Series(ctx, s.interval, zone)
 			return err
 		})
 	}

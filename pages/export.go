@@ -50,7 +50,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	if stat.Name == stats.Pageview || stat.Name == stats.Visitor {
 		query.SortBy, query.Desc = "value", false // YYYY-MM-DD sorts as the dates do
 	}
-	reader := p.repo.Reader(site.ID, rng, filters)
+	reader := p.base.Repo.Reader(site.ID, rng, filters)
 	entries, _, err := reader.List(r.Context(), query)
 	if err != nil {
 		p.serverError(w, r, err)
@@ -59,7 +59,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	var engaged map[string]repository.PageEngagement
 	var spellings map[string]string
 	if stat.Name == stats.Event {
-		if spellings, err = p.repo.EventSpellings(r.Context(), site.ID); err != nil {
+		if spellings, err = p.base.Repo.EventSpellings(r.Context(), site.ID); err != nil {
 			p.serverError(w, r, err)
 			return
 		}
@@ -92,7 +92,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := out.Flush(); err != nil {
-		p.log.Warn("export: write", "error", err) // the client went away
+		p.base.Log.Warn("export: write", "error", err) // the client went away
 	}
 }
 

@@ -40,7 +40,7 @@ type funnelReads struct {
 // readFunnel reads the funnels and the numbers of the one asked for (or the first: a funnel
 // removed since the address was made shows the first); nothing when there is none.
 func (p *Pages) readFunnel(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, asked int64) (funnelReads, error) {
-	funnels, err := p.repo.Funnels(ctx, siteID)
+	funnels, err := p.base.Repo.Funnels(ctx, siteID)
 	if err != nil || len(funnels) == 0 {
 		return funnelReads{}, err
 	}
@@ -50,7 +50,7 @@ func (p *Pages) readFunnel(ctx context.Context, siteID int64, rng stats.Range, f
 			out.shown = i
 		}
 	}
-	if out.numbers, out.from, err = p.repo.FunnelNumbers(ctx, siteID, rng, filters, funnels[out.shown]); err != nil {
+	if out.numbers, out.from, err = p.base.Repo.FunnelNumbers(ctx, siteID, rng, filters, funnels[out.shown]); err != nil {
 		return out, err
 	}
 	out.from, err = p.noticedFrom(ctx, siteID, rng, out.from)
@@ -64,7 +64,7 @@ func (p *Pages) noticedFrom(ctx context.Context, siteID int64, days stats.Range,
 	if from.IsZero() {
 		return from, nil
 	}
-	counted, err := p.repo.CountedBefore(ctx, siteID, days, from)
+	counted, err := p.base.Repo.CountedBefore(ctx, siteID, days, from)
 	if err != nil || !counted {
 		return time.Time{}, err
 	}

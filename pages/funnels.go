@@ -93,7 +93,7 @@ func (p *Pages) funnelOf(w http.ResponseWriter, r *http.Request, site repository
 		p.notFound(w, r)
 		return stats.Funnel{}, false
 	}
-	f, err := p.repo.Funnel(r.Context(), site.ID, id)
+	f, err := p.base.Repo.Funnel(r.Context(), site.ID, id)
 	if errors.Is(err, repository.ErrNotFound) {
 		p.notFound(w, r)
 		return stats.Funnel{}, false
@@ -115,7 +115,7 @@ func (p *Pages) removeFunnel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := p.repo.DeleteFunnel(r.Context(), site.ID, f.ID)
+	err := p.base.Repo.DeleteFunnel(r.Context(), site.ID, f.ID)
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		p.notFound(w, r)
@@ -152,7 +152,7 @@ func (p *Pages) moveFunnelStep(w http.ResponseWriter, r *http.Request) {
 		steps[i] = s.GoalID
 	}
 	steps[pos-1], steps[other-1] = steps[other-1], steps[pos-1]
-	err = p.repo.ReorderFunnel(r.Context(), site.ID, f.ID, steps)
+	err = p.base.Repo.ReorderFunnel(r.Context(), site.ID, f.ID, steps)
 	switch {
 	case errors.Is(err, repository.ErrNotFound), errors.Is(err, repository.ErrUnknownGoal):
 		p.notFound(w, r) // changed meanwhile

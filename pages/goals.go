@@ -89,7 +89,7 @@ func (p *Pages) removeGoal(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 		return
 	}
-	err = p.repo.DeleteGoal(r.Context(), site.ID, id)
+	err = p.base.Repo.DeleteGoal(r.Context(), site.ID, id)
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		p.notFound(w, r)
@@ -115,15 +115,15 @@ type goalReads struct {
 // readGoals reads the conversions of the website's goals over the range, with the filters;
 // nothing when it has no goals.
 func (p *Pages) readGoals(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters) (goalReads, error) {
-	goals, err := p.repo.Goals(ctx, siteID)
+	goals, err := p.base.Repo.Goals(ctx, siteID)
 	if err != nil || len(goals) == 0 {
 		return goalReads{}, err
 	}
-	conversions, visitors, _, err := p.repo.Conversions(ctx, siteID, rng, filters, goals)
+	conversions, visitors, _, err := p.base.Repo.Conversions(ctx, siteID, rng, filters, goals)
 	if err != nil {
 		return goalReads{}, err
 	}
-	revenue, _, err := p.repo.Revenue(ctx, siteID, rng, filters, goals)
+	revenue, _, err := p.base.Repo.Revenue(ctx, siteID, rng, filters, goals)
 	return goalReads{conversions: conversions, visitors: visitors, revenue: revenue}, err
 }
 
@@ -193,6 +193,6 @@ func (p *Pages) exportGoals(w http.ResponseWriter, r *http.Request, site reposit
 		out.Row(c.Goal.DisplayName, strconv.FormatInt(c.Visitors, 10), strconv.FormatInt(c.Events, 10), rate, reads.revenueText(c.Goal))
 	}
 	if err := out.Flush(); err != nil {
-		p.log.Warn("export: write", "error", err) // the client went away
+		p.base.Log.Warn("export: write", "error", err) // the client went away
 	}
 }

@@ -89,7 +89,7 @@ func (p *Pages) lookupSite(w http.ResponseWriter, r *http.Request) (repository.W
 		p.redirect(w, r, u.RequestURI(), http.StatusMovedPermanently)
 		return repository.Website{}, false
 	}
-	site, err := p.repo.WebsiteByDomain(r.Context(), domain)
+	site, err := p.base.Repo.WebsiteByDomain(r.Context(), domain)
 	if errors.Is(err, repository.ErrNotFound) {
 		p.notFound(w, r)
 		return repository.Website{}, false
@@ -164,7 +164,7 @@ func (p *Pages) validGrant(r *http.Request, site repository.Website) bool {
 // text for that expiry (unix seconds). The password grants of websites and of shared links
 // are both made so.
 func (p *Pages) signedGrant(message func(expiry string) string) string {
-	expiry := strconv.FormatInt(p.now().Add(GrantTTL).Unix(), 10)
+	expiry := strconv.FormatInt(p.base.Now().Add(GrantTTL).Unix(), 10)
 	return expiry + "." + p.sign(p.grantKey, message(expiry))
 }
 
@@ -180,7 +180,7 @@ func (p *Pages) validSignedGrant(r *http.Request, cookie string, message func(ex
 		return false
 	}
 	until, err := strconv.ParseInt(expiry, 10, 64)
-	if err != nil || p.now().Unix() >= until {
+	if err != nil || p.base.Now().Unix() >= until {
 		return false
 	}
 	return hmac.Equal([]byte(mac), []byte(p.sign(p.grantKey, message(expiry))))

@@ -39,7 +39,7 @@ type guidePage struct {
 // waiting says whether a website has nothing counted yet, the case in which its dashboard
 // shows how to start instead of empty tables.
 func (p *Pages) waiting(r *http.Request, site repository.Website) (bool, error) {
-	has, err := p.repo.HasStats(r.Context(), site.ID)
+	has, err := p.base.Repo.HasStats(r.Context(), site.ID)
 	return !has, err
 }
 
@@ -62,7 +62,7 @@ func (p *Pages) siteCheckPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	last, err := p.repo.LastSiteCheck(r.Context(), site.ID, p.now().Add(-siteCheckShown))
+	last, err := p.base.Repo.LastSiteCheck(r.Context(), site.ID, p.base.Now().Add(-siteCheckShown))
 	if errors.Is(err, repository.ErrNotFound) {
 		p.renderGuide(w, r, http.StatusOK, site, nil)
 		return
@@ -92,15 +92,15 @@ func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	service, err := url.Parse(p.links.Base(r, web.Absolute))
+	service, err := url.Parse(p.base.Links.Base(r, web.Absolute))
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
 	outcome := p.checker.Check(r.Context(), site.Domain, service)
-	now := p.now()
+	now := p.base.Now()
 	check := repository.SiteCheck{CheckedAt: now, Found: outcome.Found, Message: outcome.Message}
-	if err := p.repo.SaveSiteCheck(r.Context(), site.ID, check, now.Add(-siteCheckShown)); err != nil {
+	if err := p.base.Repo.SaveSiteCheck(r.Context(), site.ID, check, now.Add(-siteCheckShown)); err != nil {
 		p.serverError(w, r, err)
 		return
 	}

@@ -144,7 +144,7 @@ func (p *Pages) home(w http.ResponseWriter, r *http.Request) {
 	if user == nil {
 		return
 	}
-	form := websiteForm{ExcludeBots: true, Adding: true, DropTracking: true, Timezone: p.loc.String()}
+	form := websiteForm{ExcludeBots: true, Adding: true, DropTracking: true, Timezone: p.base.Location.String()}
 	p.renderHome(w, r, user, http.StatusOK, form)
 }
 
@@ -160,7 +160,7 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	var total int64
 	if searchError == "" {
 		var err error
-		sites, total, err = p.repo.ListWebsites(r.Context(), user.ID, repository.WebsiteQuery{
+		sites, total, err = p.base.Repo.ListWebsites(r.Context(), user.ID, repository.WebsiteQuery{
 			Search: search, SortBy: "domain", FavoriteFirst: true,
 			Limit: pg.Size, Offset: pg.Offset(),
 		})
@@ -171,7 +171,7 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	} else if status == http.StatusOK {
 		status = http.StatusUnprocessableEntity
 	}
-	form.ServiceZone = p.loc.String()
+	form.ServiceZone = p.base.Location.String()
 	data := homePage{Search: search, SearchError: searchError, Total: total, Notice: notices[q.Get("notice")], Form: form,
 		Snippet: p.snippet(r, "")}
 	for _, s := range sites {
@@ -187,7 +187,7 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 		g.Go(func() error {
 			today := p.today(s) // each website's last 30 days, in its own zone
 			last30 := stats.Range{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
-			sums, err := p.repo.SumStats(ctx, s.ID, []stats.Name{stats.Visitor, stats.Pageview}, last30)
+			sums, err := p.base.Repo.SumStats(ctx, s.ID, []stats.Name{stats.Visitor, stats.Pageview}, last30)
 			data.Websites[i] = websiteRow{Website: s, Visitors: sums[stats.Visitor], Pageviews: sums[stats.Pageview],
 				StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]}
 			return err
@@ -325,7 +325,7 @@ func (p *Pages) formOf(s repository.Website) websiteForm {
 		Domain: s.Domain, Privacy: s.Privacy, HasPassword: s.PasswordHash != nil,
 		Email: s.Email == 1, ExcludeBots: s.ExcludeBots == 1, Favorite: s.Favorite,
 		ExcludeParams: deref(s.ExcludeParams), ExcludeIPs: deref(s.ExcludeIPs),
-		Timezone: s.ZoneName(p.loc), ZoneFrom: p.zoneFrom(s),
+		Timezone: s.ZoneName(p.base.Location), ZoneFrom: p.zoneFrom(s),
 		BlockCountries: deref(s.BlockCountries), BlockPages: deref(s.BlockPages), AllowedHostnames: deref(s.AllowedHostnames),
 		RetentionDays: retentionText(s.RetentionDays), FactsRetention: p.websites.FactsRetention(),
 	}
@@ -341,10 +341,10 @@ func retentionText(days *int) string {
 // zoneFrom says when a pending change of zone takes effect, in the new zone's words
 // ("Thu 5 Mar 2026, 00:00 America/New_York"); "" when none is pending.
 func (p *Pages) zoneFrom(s repository.Website) string {
-	if s.TimezoneFrom == nil || s.TimezoneNext == nil || !p.now().Before(*s.TimezoneFrom) {
+	if s.TimezoneFrom == nil || s.TimezoneNext == nil || !p.base.Now().Before(*s.TimezoneFrom) {
 		return ""
 	}
-	zone := s.Zone(p.loc)
+	zone := s.Zone(p.base.Location)
 	return s.TimezoneFrom.In(zone.After).Format("Mon 2 Jan 2006, 15:04") + " " + *s.TimezoneNext
 }
 
@@ -392,12 +392,12 @@ func (p *Pages) renderEditWith(w http.ResponseWriter, r *http.Request, status in
 // renderEditPage is the settings page with the add-a-goal and add-a-funnel forms as given;
 // more changes the page's other forms (a refused deletion of stats, say).
 func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm, goal goalForm, funnel funnelForm, more ...func(*editWebsitePage)) {
-	goals, err := p.repo.Goals(r.Context(), site.ID)
+	goals, err := p.base.Repo.Goals(r.Context(), site.ID)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
-	funnels, err := p.repo.Funnels(r.Context(), site.ID)
+	funnels, err := p.base.Repo.Funnels(r.Context(), site.ID)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -406,7 +406,7 @@ func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status in
 	if notice == "" {
 		notice = funnelNotices[r.URL.Query().Get("notice")]
 	}
-	alerts, err := p.repo.Alerts(r.Context(), site.ID, viewerOf(r).ID)
+	alerts, err := p.base.Repo.Alerts(r.Context(), site.ID, viewerOf(r).ID)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -416,7 +416,7 @@ func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status in
 		MaxGoals: stats.MaxGoals, Notice: notice,
 		Funnels: funnels, FunnelForm: funnel, GoalNotes: goalFunnelNotes(funnels), MaxFunnels: stats.MaxFunnels,
 		ResetNotice: resetNotices[r.URL.Query().Get("notice")],
-		Alerts:      alertsFormOf(alerts, p.outbox.Enabled()), AlertNotice: alertNotices[r.URL.Query().Get("notice")],
+		Alerts:      alertsFormOf(alerts, p.base.Outbox.Enabled()), AlertNotice: alertNotices[r.URL.Query().Get("notice")],
 	}
 	for _, change := range more {
 		change(&page)

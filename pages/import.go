@@ -91,7 +91,7 @@ func badExport(err error) (string, bool) {
 }
 
 func (p *Pages) runPlausible(r *http.Request, site repository.Website, file *os.File, size int64) (importPage, error) {
-	sum, err := plausible.Import(r.Context(), p.repo, plausible.Website{ID: site.ID, Domain: site.Domain}, file, size, plausible.Options{})
+	sum, err := plausible.Import(r.Context(), p.base.Repo, plausible.Website{ID: site.ID, Domain: site.Domain}, file, size, plausible.Options{})
 	if err != nil {
 		return importPage{}, err
 	}
@@ -106,8 +106,8 @@ func (p *Pages) runPlausible(r *http.Request, site repository.Website, file *os.
 }
 
 func (p *Pages) runGoatCounter(r *http.Request, site repository.Website, file *os.File, size int64) (importPage, error) {
-	gc := goatcounter.Website{ID: site.ID, Domain: site.Domain, Zone: site.Zone(p.loc)}
-	sum, err := goatcounter.Import(r.Context(), p.repo, gc, file, size, goatcounter.Options{})
+	gc := goatcounter.Website{ID: site.ID, Domain: site.Domain, Zone: site.Zone(p.base.Location)}
+	sum, err := goatcounter.Import(r.Context(), p.base.Repo, gc, file, size, goatcounter.Options{})
 	if err != nil {
 		return importPage{}, err
 	}

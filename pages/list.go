@@ -71,7 +71,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		basis     repository.Basis
 		spellings map[string]string // of event names (repository.EventSpellings)
 	)
-	reader := p.repo.ListReader(site.ID, params)
+	reader := p.base.Repo.ListReader(site.ID, params)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
 		entries, total, err = reader.List(ctx, repository.StatQueryOf(params))
@@ -79,7 +79,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	})
 	if stat.Name == stats.Event {
 		g.Go(func() (err error) {
-			spellings, err = p.repo.EventSpellings(ctx, site.ID)
+			spellings, err = p.base.Repo.EventSpellings(ctx, site.ID)
 			return err
 		})
 	}
@@ -107,7 +107,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total, Filters: filters,
 		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: v.url("", withFilters(home, filters)),
 		ExportURL: exportURL(v, stat.Name, rng, filters), PerPages: stats.PerPageValues,
-		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(p.links.Base(r, web.Page)),
+		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(p.base.Links.Base(r, web.Page)),
 	}
 	if stat.Name == stats.Event {
 		for i := range data.Rows {

@@ -16,7 +16,7 @@ const maxCountries = 300
 // the map by them (package dashparts, docs/segments.md); each country with visits links to
 // the dashboard filtered by it.
 func (p *Pages) countryMap(ctx context.Context, site repository.Website, rng stats.Range, filters stats.Filters, links filterLinks) (*dashparts.Map, error) {
-	top, err := p.repo.Reader(site.ID, rng, filters).Top(ctx, []stats.Name{stats.Country}, maxCountries)
+	top, err := p.base.Repo.Reader(site.ID, rng, filters).Top(ctx, []stats.Name{stats.Country}, maxCountries)
 	if err != nil {
 		return nil, err
 	}

@@ -86,12 +86,12 @@ func (p *Pages) membersPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) renderMembers(w http.ResponseWriter, r *http.Request, user *repository.User, status int, site repository.Website, data membersPage) {
-	members, err := p.repo.Members(r.Context(), site.ID)
+	members, err := p.base.Repo.Members(r.Context(), site.ID)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
-	invitations, err := p.repo.Invitations(r.Context(), site.ID)
+	invitations, err := p.base.Repo.Invitations(r.Context(), site.ID)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -130,7 +130,7 @@ func (p *Pages) inviteMember(w http.ResponseWriter, r *http.Request) {
 		p.renderMembers(w, r, user, http.StatusUnprocessableEntity, site, membersPage{Form: form})
 		return
 	}
-	token, err := p.repo.InviteMember(r.Context(), site.ID, user.ID, email, form.Role, account.InviteTTL)
+	token, err := p.base.Repo.InviteMember(r.Context(), site.ID, user.ID, email, form.Role, account.InviteTTL)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -146,19 +146,19 @@ func (p *Pages) inviteMember(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) invitationURL(r *http.Request, token string) string {
-	return p.links.Base(r, web.Absolute) + "/invitation?token=" + token
+	return p.base.Links.Base(r, web.Absolute) + "/invitation?token=" + token
 }
 
 // mailInvitation queues the mail of an invitation to a website.
 func (p *Pages) mailInvitation(to, from, domain string, role repository.Role, token string) {
-	link := p.links.Public.String() + "/invitation?token=" + token
+	link := p.base.Links.Public.String() + "/invitation?token=" + token
 	subject := "You are invited to the stats of " + domain
-	intro := fmt.Sprintf("%s invites you to the stats of %s on Analytics at %s, as %s.", from, domain, p.links.Public.Host, strings.ToLower(roleNames[role]))
+	intro := fmt.Sprintf("%s invites you to the stats of %s on Analytics at %s, as %s.", from, domain, p.base.Links.Public.Host, strings.ToLower(roleNames[role]))
 	text := fmt.Sprintf("%s\n\nOpen this link to accept (it works once, for 7 days):\n%s\n\nIf you did not expect this mail, ignore it: nothing changes.\n", intro, link)
 	html := fmt.Sprintf(`<p>%s</p><p><a href="%s">Accept the invitation</a> (the link works once, for 7 days).</p><p>If you did not expect this mail, ignore it: nothing changes.</p>`,
 		template.HTMLEscapeString(intro), template.HTMLEscapeString(link))
-	p.outbox.Enqueue(func(ctx context.Context) error {
-		return p.outbox.Send(ctx, to, subject, text, html)
+	p.base.Outbox.Enqueue(func(ctx context.Context) error {
+		return p.base.Outbox.Send(ctx, to, subject, text, html)
 	})
 }
 
@@ -200,7 +200,7 @@ func (p *Pages) setMemberRole(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid form", "role must be one of viewer, editor, admin.")
 		return
 	}
-	p.memberDone(w, r, site, p.repo.SetMemberRole(r.Context(), site.ID, member, role), "role")
+	p.memberDone(w, r, site, p.base.Repo.SetMemberRole(r.Context(), site.ID, member, role), "role")
 }
 
 // removeMember takes a member's access away: an admin's act, or a member's own (leaving).
@@ -221,7 +221,7 @@ func (p *Pages) removeMember(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := p.repo.RemoveMember(r.Context(), site.ID, member)
+	err := p.base.Repo.RemoveMember(r.Context(), site.ID, member)
 	if err == nil && member == user.ID {
 		p.redirect(w, r, "/", http.StatusSeeOther)
 		return
@@ -239,7 +239,7 @@ func (p *Pages) revokeInvitation(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 		return
 	}
-	err = p.repo.RevokeInvitation(r.Context(), site.ID, id)
+	err = p.base.Repo.RevokeInvitation(r.Context(), site.ID, id)
 	if errors.Is(err, repository.ErrNotFound) {
 		p.fail(w, r, http.StatusNotFound, "No such invitation", "This invitation was used, revoked or has expired.")
 		return
@@ -260,7 +260,7 @@ func (p *Pages) transferWebsite(w http.ResponseWriter, r *http.Request) {
 			"Choose the member to hand the website to, and tick the box that confirms it.")
 		return
 	}
-	err = p.repo.TransferWebsite(r.Context(), site.ID, user.ID, to)
+	err = p.base.Repo.TransferWebsite(r.Context(), site.ID, user.ID, to)
 	p.memberDone(w, r, site, err, "transferred")
 }
 
@@ -281,7 +281,7 @@ type invitationPage struct {
 func (p *Pages) openInvitation(w http.ResponseWriter, r *http.Request, token string) (repository.Invitation, bool) {
 	var inv repository.Invitation
 	ok := p.lookUpToken(w, r, func() (err error) {
-		inv, err = p.repo.InvitationByToken(r.Context(), token)
+		inv, err = p.base.Repo.InvitationByToken(r.Context(), token)
 		return err
 	})
 	return inv, ok
@@ -302,7 +302,7 @@ func (p *Pages) renderInvitation(w http.ResponseWriter, r *http.Request, status 
 	if u := viewerOf(r); u != nil {
 		data.Accept, data.Other = strings.EqualFold(u.Email, inv.Email), !strings.EqualFold(u.Email, inv.Email)
 	} else {
-		_, err := p.repo.UserByEmail(r.Context(), inv.Email)
+		_, err := p.base.Repo.UserByEmail(r.Context(), inv.Email)
 		switch {
 		case errors.Is(err, repository.ErrNotFound):
 			data.Create = true
@@ -328,7 +328,7 @@ func (p *Pages) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if u := viewerOf(r); u != nil {
-		_, err := p.repo.AcceptInvitation(r.Context(), token, u.ID)
+		_, err := p.base.Repo.AcceptInvitation(r.Context(), token, u.ID)
 		p.invitationAccepted(w, r, inv, err)
 		return
 	}
@@ -343,7 +343,7 @@ func (p *Pages) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	_, user, err := p.repo.AcceptInvitationAsNewUser(r.Context(), token, hash)
+	_, user, err := p.base.Repo.AcceptInvitationAsNewUser(r.Context(), token, hash)
 	if err == nil && !p.startSession(w, r, user.ID) {
 		return
 	}

@@ -66,25 +66,16 @@ const DefaultFailureDelay = htmlpage.DefaultFailureDelay
 // Pages serves the HTML side: the pages of websites and their stats here, signing in and the
 // account in package signin, both on one htmlpage.Base.
 type Pages struct {
-	base         *htmlpage.Base
-	signin       *signin.Handlers
-	repo         *repository.Repository
-	websites     *website.Service
-	goals        *goals.Service
-	pinned       *segments.Service // segments and annotations
-	log          *slog.Logger
-	loc          *time.Location
-	now          func() time.Time
-	links        web.Links
-	secure       bool
-	trusted      []netip.Prefix
-	grantKey     []byte
-	outbox       *account.Outbox
-	checker      *sitecheck.Checker
-	siteChecks   *ratelimit.Limiter // installation checks per user
-	queryTimeout time.Duration
-	mux          *http.ServeMux
-	handler      http.Handler // mux behind the cross-origin check
+	base       *htmlpage.Base
+	signin     *signin.Handlers
+	websites   *website.Service
+	goals      *goals.Service
+	pinned     *segments.Service // segments and annotations
+	grantKey   []byte
+	checker    *sitecheck.Checker
+	siteChecks *ratelimit.Limiter // installation checks per user
+	mux        *http.ServeMux
+	handler    http.Handler // mux behind the cross-origin check
 }
 
 // New builds the pages. It reads the service's signing keys, so the database must answer.
@@ -113,23 +104,14 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		CSRFKey: keys[0], AttemptsKey: keys[3],
 	})
 	p := &Pages{
-		base:         base,
-		signin:       signin.New(base, opts.SSO, keys[2], keys[4]),
-		repo:         opts.Repo,
-		goals:        goals.NewService(opts.Repo),
-		pinned:       segments.New(opts.Repo),
-		websites:     opts.Websites,
-		log:          base.Log,
-		loc:          opts.Location,
-		now:          opts.Now,
-		links:        opts.Links,
-		secure:       base.Secure,
-		trusted:      opts.TrustedProxies,
-		grantKey:     keys[1],
-		outbox:       base.Outbox,
-		checker:      newSiteChecker(),
-		siteChecks:   ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
-		queryTimeout: opts.QueryTimeout,
+		base:       base,
+		signin:     signin.New(base, opts.SSO, keys[2], keys[4]),
+		goals:      goals.NewService(opts.Repo),
+		pinned:     segments.New(opts.Repo),
+		websites:   opts.Websites,
+		grantKey:   keys[1],
+		checker:    newSiteChecker(),
+		siteChecks: ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
 	}
 	p.mux = p.routes()
 	p.handler = p.crossOrigin()
@@ -204,7 +186,7 @@ func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	if p.secure {
+	if p.base.Secure {
 		h.Set("Strict-Transport-Security", "max-age=31536000")
 	}
 	p.handler.ServeHTTP(w, r)
@@ -217,13 +199,13 @@ func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // another Host on must not make every form look foreign.
 func (p *Pages) crossOrigin() http.Handler {
 	cop := http.NewCrossOriginProtection()
-	if pub := p.links.Public; pub != nil {
+	if pub := p.base.Links.Public; pub != nil {
 		// Fails only for an origin that is not scheme://host, which PUBLIC_URL cannot be.
 		_ = cop.AddTrustedOrigin(pub.Scheme + "://" + pub.Host)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen := r
-		if host := p.links.Origin(r).Host; host != r.Host {
+		if host := p.base.Links.Origin(r).Host; host != r.Host {
 			seen = r.WithContext(r.Context())
 			seen.Host = host
 		}
@@ -276,9 +258,9 @@ type trackerSnippet struct {
 
 // snippet is the tag of the website domain (web.SnippetFor), or of any ("") website.
 func (p *Pages) snippet(r *http.Request, domain string) trackerSnippet {
-	base := p.links.Base(r, web.Absolute)
+	base := p.base.Links.Base(r, web.Absolute)
 	s := trackerSnippet{Code: web.SnippetFor(base, domain)}
-	if p.links.Public == nil {
+	if p.base.Links.Public == nil {
 		s.FromRequest = base
 	}
 	return s

@@ -60,10 +60,10 @@ type propertyReads struct {
 
 // readProperties reads the range's top keys and the values of key (or of the first key).
 func (p *Pages) readProperties(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, key string) (propertyReads, error) {
-	if has, err := p.repo.HasProperties(ctx, siteID, rng); err != nil || !has {
+	if has, err := p.base.Repo.HasProperties(ctx, siteID, rng); err != nil || !has {
 		return propertyReads{}, err
 	}
-	reader := p.repo.RowReader(siteID, rng, filters)
+	reader := p.base.Repo.RowReader(siteID, rng, filters)
 	top := repository.StatQuery{Name: stats.Property, SortBy: "count", Desc: true, Limit: topSize}
 	keys, _, err := reader.List(ctx, top)
 	if err != nil || len(keys) == 0 {
@@ -111,7 +111,7 @@ func propertiesExportURL(v statsView, rng stats.Range, filters stats.Filters) st
 // exportProperties answers the CSV of the range's custom properties with the filters: key,
 // value and the hits that carried them, by hits descending.
 func (p *Pages) exportProperties(w http.ResponseWriter, r *http.Request, site repository.Website, rng stats.Range, filters stats.Filters) {
-	pairs, _, err := p.repo.PropertyPairs(r.Context(), site.ID, rng, filters)
+	pairs, _, err := p.base.Repo.PropertyPairs(r.Context(), site.ID, rng, filters)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -122,6 +122,6 @@ func (p *Pages) exportProperties(w http.ResponseWriter, r *http.Request, site re
 		out.Row(pair.Key, pair.Value, strconv.FormatInt(pair.Hits, 10))
 	}
 	if err := out.Flush(); err != nil {
-		p.log.Warn("export: write", "error", err) // the client went away
+		p.base.Log.Warn("export: write", "error", err) // the client went away
 	}
 }

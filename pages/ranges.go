@@ -19,15 +19,15 @@ const defaultRangeDays = 30
 
 // today is a website's current calendar day, in its own zone.
 func (p *Pages) today(site repository.Website) time.Time {
-	return p.zone(site).Today(p.now())
+	return p.zone(site).Today(p.base.Now())
 }
 
 // zone is a website's time zone; the service's TZ when it has none of its own.
-func (p *Pages) zone(site repository.Website) stats.Zone { return site.Zone(p.loc) }
+func (p *Pages) zone(site repository.Website) stats.Zone { return site.Zone(p.base.Location) }
 
 // last24 is a website's last 24 hours now (period=24h), in its zone.
 func (p *Pages) last24(site repository.Website) stats.Range {
-	now := p.now()
+	now := p.base.Now()
 	return period.Last24Hours(now, p.zone(site).At(now))
 }
 

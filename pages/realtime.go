@@ -62,12 +62,12 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	owner := hasRole(site)
-	rt, err := p.repo.Realtime(r.Context(), site.ID, owner)
+	rt, err := p.base.Repo.Realtime(r.Context(), site.ID, owner)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
-	now := p.now().In(p.zone(site).At(p.now())) // the website's clock
+	now := p.base.Now().In(p.zone(site).At(p.base.Now())) // the website's clock
 	data := realtimePage{
 		Domain: site.Domain, Dashboard: viewOf(r, site).url("", url.Values{}), Visitors: rt.Visitors, Owner: owner,
 		UpdatedAt: now.Format("15:04:05"),

@@ -130,7 +130,7 @@ func (p *Pages) sharedLink(w http.ResponseWriter, r *http.Request) (repository.W
 		if token == "" {
 			return repository.ErrNotFound
 		}
-		link, err = p.repo.SharedLinkByToken(r.Context(), site.ID, token)
+		link, err = p.base.Repo.SharedLinkByToken(r.Context(), site.ID, token)
 		return err
 	})
 	return site, link, found

@@ -79,7 +79,7 @@ func (p *Pages) sharedLinksPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) renderSharedLinks(w http.ResponseWriter, r *http.Request, status int, site repository.Website, data sharedLinksPage) {
-	links, err := p.repo.SharedLinks(r.Context(), site.ID)
+	links, err := p.base.Repo.SharedLinks(r.Context(), site.ID)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -140,12 +140,12 @@ func (p *Pages) createSharedLink(w http.ResponseWriter, r *http.Request) {
 		}
 		hash = &h
 	}
-	token, _, err := p.repo.CreateSharedLink(r.Context(), site.ID, user.ID, form.Name, hash)
+	token, _, err := p.base.Repo.CreateSharedLink(r.Context(), site.ID, user.ID, form.Name, hash)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
-	address := p.links.Base(r, web.Absolute) + sharePath(site.Domain) + "?" + url.Values{"auth": {token}}.Encode()
+	address := p.base.Links.Base(r, web.Absolute) + sharePath(site.Domain) + "?" + url.Values{"auth": {token}}.Encode()
 	made := &newSharedLink{Name: form.Name, URL: address, HasPassword: hash != nil}
 	if hash == nil {
 		made.EmbedURL = address + "&" + embed.Encode()
@@ -192,7 +192,7 @@ func (p *Pages) renameSharedLink(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid form", "name "+msg+".")
 		return
 	}
-	p.sharedLinkDone(w, r, site, p.repo.RenameSharedLink(r.Context(), site.ID, id, name), "renamed")
+	p.sharedLinkDone(w, r, site, p.base.Repo.RenameSharedLink(r.Context(), site.ID, id, name), "renamed")
 }
 
 func (p *Pages) deleteSharedLink(w http.ResponseWriter, r *http.Request) {
@@ -205,5 +205,5 @@ func (p *Pages) deleteSharedLink(w http.ResponseWriter, r *http.Request) {
 		p.sharedLinkDone(w, r, site, repository.ErrNotFound, "")
 		return
 	}
-	p.sharedLinkDone(w, r, site, p.repo.DeleteSharedLink(r.Context(), site.ID, id), "deleted")
+	p.sharedLinkDone(w, r, site, p.base.Repo.DeleteSharedLink(r.Context(), site.ID, id), "deleted")
 }

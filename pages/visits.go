@@ -61,19 +61,19 @@ type visitsReads struct {
 // readVisits starts the reads of the panel in g.
 // prev is the days compared with (the comparison's, or the days before).
 func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng, prev stats.Range, filters stats.Filters, out *visitsReads) {
-	now, before := p.repo.Reader(siteID, rng, filters), p.repo.Reader(siteID, prev, filters)
+	now, before := p.base.Repo.Reader(siteID, rng, filters), p.base.Repo.Reader(siteID, prev, filters)
 	g.Go(func() (err error) {
 		if out.now, err = now.Totals(ctx); err != nil {
 			return err
 		}
-		out.rateNow, out.converts, err = p.repo.SummaryConversionRate(ctx, siteID, rng, filters, out.now.Visitors)
+		out.rateNow, out.converts, err = p.base.Repo.SummaryConversionRate(ctx, siteID, rng, filters, out.now.Visitors)
 		return err
 	})
 	g.Go(func() (err error) {
 		if out.before, err = before.Totals(ctx); err != nil {
 			return err
 		}
-		out.rateBefore, _, err = p.repo.SummaryConversionRate(ctx, siteID, prev, filters, out.before.Visitors)
+		out.rateBefore, _, err = p.base.Repo.SummaryConversionRate(ctx, siteID, prev, filters, out.before.Visitors)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -93,14 +93,14 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 		return err
 	})
 	g.Go(func() (err error) {
-		out.current, err = p.repo.CurrentVisitors(ctx, siteID)
+		out.current, err = p.base.Repo.CurrentVisitors(ctx, siteID)
 		return err
 	})
 	g.Go(func() (err error) {
-		if out.notesNow, err = p.repo.Notes(ctx, siteID, rng); err != nil {
+		if out.notesNow, err = p.base.Repo.Notes(ctx, siteID, rng); err != nil {
 			return err
 		}
-		out.notesPre, err = p.repo.Notes(ctx, siteID, prev)
+		out.notesPre, err = p.base.Repo.Notes(ctx, siteID, prev)
 		return err
 	})
 }
