@@ -352,6 +352,16 @@ func TestPlausibleSitesFixedNames(t *testing.T) {
 		}
 	}
 	wantPlausible(t, e.sites(owner.Key, http.MethodGet, "/api/v1/sites/unknown.example?site_id=one.example", nil), http.StatusNotFound, "Site could not be found")
+	// A body's field is read from the body only: the same field in the URL's query is not a
+	// field (Go's ParseForm would merge it into r.Form), so a form without it is refused and
+	// nothing is made.
+	wantPlausible(t, e.sites(owner.Key, http.MethodPost, "/api/v1/sites?domain=query.example", url.Values{"timezone": {"UTC"}}),
+		http.StatusBadRequest, "Parameter `domain` is required to create a site")
+	wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/shared-links?name=FromQuery", url.Values{"site_id": {"one.example"}}),
+		http.StatusBadRequest, "name")
+	if res := e.sites(owner.Key, http.MethodGet, "/api/v1/sites/query.example", nil); res.Status != http.StatusNotFound {
+		t.Errorf("a domain sent in the query made a site: %d %s", res.Status, res.Body)
+	}
 	// A method no site operation has stays a 405; and so does any other API path.
 	for _, c := range []struct{ method, path string }{
 		{http.MethodPost, "/api/v1/sites/goals"},
