@@ -96,6 +96,7 @@ func (s *Service) Create(ctx context.Context, userID int64, domain string, in Se
 	if err != nil {
 		return repository.Website{}, nil, err
 	}
+	out.ServiceZone = s.zone
 	w, err := s.repo.CreateWebsite(ctx, userID, out)
 	if errors.Is(err, repository.ErrConflict) {
 		return repository.Website{}, stats.FieldErrors{"domain": {"has already been taken"}}, nil

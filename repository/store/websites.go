@@ -56,6 +56,9 @@ type NewWebsite struct {
 	ExcludeParams *string // nil or "" stores NULL
 	ExcludeIPs    *string // nil or "" stores NULL
 	Timezone      *string // an IANA name already checked; nil: the service's TZ
+	// ServiceZone is the service's TZ (nil: not known, as in an import), the zone of the
+	// website's first day when Timezone is nil.
+	ServiceZone *time.Location
 	// The shields, nil or "" for none; RetentionDays nil or 0 for FACTS_RETENTION.
 	BlockCountries   *string
 	BlockPages       *string
@@ -108,19 +111,41 @@ func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebs
 	return createWebsite(ctx, r.db, r.now(), userID, in)
 }
 
+// firstRowDay is the first day whose visits of a website made at now have their rows, visitor
+// days and sources (visits_from, filters_from, sources_from, funnels_from): its date in the
+// website's zone. The columns' DEFAULT is the database's current_date, a day late for a
+// website west of the database's zone created in its evening, whose first day then went
+// missing from its filtered numbers. A zone not known gives the earliest date any zone has at
+// now (UTC-12): a day before a website existed has no visits to miss.
+func firstRowDay(now time.Time, zone *string, service *time.Location) string {
+	loc := service
+	if zone != nil {
+		if l, err := time.LoadLocation(*zone); err == nil {
+			loc = l
+		}
+	}
+	if loc == nil {
+		return now.UTC().Add(-12 * time.Hour).Format(time.DateOnly)
+	}
+	return now.In(loc).Format(time.DateOnly)
+}
+
 func createWebsite(ctx context.Context, q sqlx.QueryerContext, now time.Time, userID int64, in NewWebsite) (Website, error) {
 	const query = `
 		INSERT INTO websites (user_id, domain, privacy, password_hash, email, exclude_bots,
 			exclude_params, exclude_ips, timezone, created_at, updated_at,
-			block_countries, block_pages, allowed_hostnames, retention_days)
+			block_countries, block_pages, allowed_hostnames, retention_days,
+			visits_from, filters_from, sources_from, funnels_from)
 		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), NULLIF($8, ''), $10, $9, $9,
-			NULLIF($11, ''), NULLIF($12, ''), NULLIF($13, ''), NULLIF($14, 0))
+			NULLIF($11, ''), NULLIF($12, ''), NULLIF($13, ''), NULLIF($14, 0),
+			$15, $15, $15, $15)
 		RETURNING ` + websiteColumns
+	first := firstRowDay(now, in.Timezone, in.ServiceZone)
 	now = now.UTC().Truncate(time.Microsecond)
 	var w Website
 	err := sqlx.GetContext(ctx, q, &w, query, userID, in.Domain, in.Privacy, in.PasswordHash,
 		in.Email, in.ExcludeBots, in.ExcludeParams, in.ExcludeIPs, now, in.Timezone,
-		in.BlockCountries, in.BlockPages, in.AllowedHostnames, in.RetentionDays)
+		in.BlockCountries, in.BlockPages, in.AllowedHostnames, in.RetentionDays, first)
 	if isUniqueViolation(err) {
 		return Website{}, fmt.Errorf("websites.create: %w", ErrConflict)
 	}
