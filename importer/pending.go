@@ -2,6 +2,9 @@ package importer
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
@@ -68,3 +71,58 @@ func (p *Pending) Counters() int64 { return p.counters }
 
 // Total is the sum of what was added to a statistic.
 func (p *Pending) Total(name stats.Name) int64 { return p.totals[name] }
+
+// Commit writes what is held and commits the import's transaction.
+func (p *Pending) Commit() error {
+	if err := p.Flush(); err != nil {
+		return err
+	}
+	if err := p.im.Commit(); err != nil {
+		return fmt.Errorf("import.commit: %w", err)
+	}
+	return nil
+}
+
+// DaysWritten is the part of a file import's summary that says which days it wrote.
+type DaysWritten struct {
+	// Days are the days imported; First and Last their range (zero when none).
+	Days        int
+	First, Last time.Time
+	Refused     []repository.HeldDay // days that already held data: left out
+}
+
+// BeginDays begins the second pass of a file import of one website's days (GoatCounter's
+// CSV, Plausible's zip), in one transaction: the days that already hold data of the website
+// (collected, or imported before) are refused and left out whole, so the same export imported
+// twice adds nothing; the others are the summary's range. With no day left to write the
+// transaction is rolled back and the Pending is nil; otherwise the caller rolls it back on
+// any error (Rollback after Commit does nothing).
+func BeginDays(ctx context.Context, repo *repository.Repository, websiteID int64, source string, days map[time.Time]bool) (*Pending, map[time.Time]bool, DaysWritten, error) {
+	all := slices.SortedFunc(maps.Keys(days), time.Time.Compare)
+	im, held, err := repo.BeginImport(ctx, websiteID, source, all)
+	if err != nil {
+		return nil, nil, DaysWritten{}, err
+	}
+	out := DaysWritten{Refused: held}
+	refused := make(map[time.Time]bool, len(held))
+	for _, h := range held {
+		refused[h.Day] = true
+	}
+	for _, d := range all {
+		if refused[d] {
+			continue
+		}
+		if out.Days == 0 {
+			out.First = d
+		}
+		out.Last, out.Days = d, out.Days+1
+	}
+	if out.Days == 0 {
+		_ = im.Rollback()
+		return nil, refused, out, nil
+	}
+	return NewPending(ctx, im), refused, out, nil
+}
+
+// Rollback ends the import's transaction without writing, after an error.
+func (p *Pending) Rollback() { _ = p.im.Rollback() }

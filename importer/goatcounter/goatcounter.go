@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/analytics-service/analytics/importer"
@@ -44,16 +42,13 @@ const DefaultUncompressed = 4 << 30
 
 // Summary is what an import did, and what it did not.
 type Summary struct {
-	Rows int64 // rows read (hits)
-	// Days are the days imported; First and Last their range (zero when none).
-	Days        int
-	First, Last time.Time
-	Counters    int64 // counters added to (website, statistic, day, value), per batch
-	Visitors    int64 // sums of the days imported, for the summary line
-	Visits      int64
-	Pageviews   int64
-	Events      int64
-	Refused     []repository.HeldDay // days that already held data: left out
+	Rows                 int64 // rows read (hits)
+	importer.DaysWritten       // the days written, their range and the days refused
+	Counters             int64 // counters added to (website, statistic, day, value), per batch
+	Visitors             int64 // sums of the days imported, for the summary line
+	Visits               int64
+	Pageviews            int64
+	Events               int64
 	// LeftOut is what has no counterpart here or is not counted, by reason, each with its most
 	// frequent values.
 	LeftOut []importer.Reason
@@ -115,29 +110,15 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 	sum.LeftOut = leftOut.Reasons()
 
 	// Second pass, in one transaction: the counters of the days that hold no data yet.
-	all := slices.SortedFunc(maps.Keys(days), time.Time.Compare)
-	im, held, err := repo.BeginImport(ctx, site.ID, repository.SourceGoatCounter, all)
+	w, refused, written, err := importer.BeginDays(ctx, repo, site.ID, repository.SourceGoatCounter, days)
 	if err != nil {
 		return Summary{}, err
 	}
-	defer func() { _ = im.Rollback() }()
-	sum.Refused = held
-	refused := make(map[time.Time]bool, len(held))
-	for _, h := range held {
-		refused[h.Day] = true
-	}
-	for _, d := range all {
-		if !refused[d] {
-			if sum.Days == 0 {
-				sum.First = d
-			}
-			sum.Last, sum.Days = d, sum.Days+1
-		}
-	}
-	if sum.Days == 0 {
+	sum.DaysWritten = written
+	if w == nil {
 		return sum, nil
 	}
-	w := importer.NewPending(ctx, im)
+	defer w.Rollback()
 	p.Phase("writing", "")
 	write := newSessions(site.Zone, site.Domain, opts.Sessions, func(name stats.Name, day time.Time, value string, n int64) {
 		if !refused[day] {
@@ -155,10 +136,7 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 		return Summary{}, err
 	}
 	write.close()
-	if err := w.Flush(); err != nil {
-		return Summary{}, err
-	}
-	if err := im.Commit(); err != nil {
+	if err := w.Commit(); err != nil {
 		return Summary{}, err
 	}
 	p.Done()

@@ -31,16 +31,13 @@ type Options struct {
 
 // Summary is what an import did, and what it did not.
 type Summary struct {
-	Files int   // CSV files read
-	Rows  int64 // their rows
-	// Days are the days imported; First and Last their range (zero when none).
-	Days        int
-	First, Last time.Time
-	Counters    int64 // counters added to (website, statistic, day, value)
-	Visitors    int64 // sums of the days imported, for the summary line
-	Visits      int64
-	Pageviews   int64
-	Refused     []repository.HeldDay // days that already held data: left out
+	Files                int   // CSV files read
+	Rows                 int64 // their rows
+	importer.DaysWritten       // the days written, their range and the days refused
+	Counters             int64 // counters added to (website, statistic, day, value)
+	Visitors             int64 // sums of the days imported, for the summary line
+	Visits               int64
+	Pageviews            int64
 	// LeftOut is what has no counterpart here, by reason, each with its most frequent values
 	// (never all: an export may hold millions).
 	LeftOut       []importer.Reason
@@ -109,31 +106,15 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 	sum.Transformed = countLines(transformed)
 
 	// Second pass, in one transaction: the counters of the days that hold no data yet.
-	all := slices.SortedFunc(maps.Keys(days), time.Time.Compare)
-	im, held, err := repo.BeginImport(ctx, site.ID, repository.SourcePlausible, all)
+	w, refused, written, err := importer.BeginDays(ctx, repo, site.ID, repository.SourcePlausible, days)
 	if err != nil {
 		return Summary{}, err
 	}
-	defer func() { _ = im.Rollback() }()
-	sum.Refused = held
-	refused := make(map[time.Time]bool, len(held))
-	for _, h := range held {
-		refused[h.Day] = true
-	}
-	for _, d := range all {
-		if refused[d] {
-			continue
-		}
-		if sum.Days == 0 {
-			sum.First = d
-		}
-		sum.Last = d
-		sum.Days++
-	}
-	if sum.Days == 0 {
+	sum.DaysWritten = written
+	if w == nil {
 		return sum, nil
 	}
-	w := importer.NewPending(ctx, im)
+	defer w.Rollback()
 	budget = opts.Limits.Uncompressed
 	for _, f := range files {
 		p.Phase("writing", fileLabel(f.zip.Name))
@@ -153,10 +134,7 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 			return Summary{}, err
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return Summary{}, err
-	}
-	if err := im.Commit(); err != nil {
+	if err := w.Commit(); err != nil {
 		return Summary{}, err
 	}
 	p.Done()
