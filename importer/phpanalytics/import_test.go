@@ -473,7 +473,7 @@ func TestImportPHPAnalytics(t *testing.T) {
 	if err := f.DB.Get(&visitsFrom, `SELECT visits_from FROM websites WHERE id = $1`, shop.ID); err != nil {
 		t.Fatal(err)
 	}
-	if today := time.Now().UTC().Truncate(24 * time.Hour); visitsFrom.Before(today) {
+	if today := harness.Today.UTC().Truncate(24 * time.Hour); visitsFrom.Before(today) {
 		t.Errorf("visits_from of shop.example.org is %s, before today", visitsFrom)
 	}
 

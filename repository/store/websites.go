@@ -115,8 +115,9 @@ func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebs
 // days and sources (visits_from, filters_from, sources_from, funnels_from): its date in the
 // website's zone. The columns' DEFAULT is the database's current_date, a day late for a
 // website west of the database's zone created in its evening, whose first day then went
-// missing from its filtered numbers. A zone not known gives the earliest date any zone has at
-// now (UTC-12): a day before a website existed has no visits to miss.
+// missing from its filtered numbers. A zone not known (an import) gives the latest date any
+// zone has at now (UTC+14): a day that may hold imported history is never taken for a day of
+// visit rows.
 func firstRowDay(now time.Time, zone *string, service *time.Location) string {
 	loc := service
 	if zone != nil {
@@ -125,7 +126,7 @@ func firstRowDay(now time.Time, zone *string, service *time.Location) string {
 		}
 	}
 	if loc == nil {
-		return now.UTC().Add(-12 * time.Hour).Format(time.DateOnly)
+		return now.UTC().Add(14 * time.Hour).Format(time.DateOnly)
 	}
 	return now.In(loc).Format(time.DateOnly)
 }
