@@ -144,7 +144,7 @@ func (r *Repository) SyncColumnStore(ctx context.Context) error {
 // still as PostgreSQL's rows (column.Forget: one primary-key probe, so that a stats reset or
 // retention on any node counts at once).
 func (b *queryBuild) columnDays(ctx context.Context) (time.Time, bool, error) {
-	if q := b.q; b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics) {
+	if q := b.q; b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics, goalsListQuery(q)) {
 		return time.Time{}, false, nil
 	}
 	generation, err := column.GenerationOf(ctx, b.repo.db.DB, b.websiteID)
@@ -156,6 +156,55 @@ func (b *queryBuild) columnDays(ctx context.Context) (time.Time, bool, error) {
 	return last, ok, nil
 }
 
+// columnGoals are the goals a goal filter names (goalFilterCond), for the column store.
+func (b *queryBuild) columnGoals(f query.Filter) []column.Goal {
+	return b.goalsFor(func(name string) bool { return goalNamed(f, name) })
+}
+
+// columnConversions are the goals whose hits the events are (conversionHits), or nil.
+func (b *queryBuild) columnConversions() []column.Goal {
+	if !b.conversionEvents() {
+		return nil
+	}
+	return append(b.goalsFor(b.goalShown), []column.Goal{}...)
+}
+
+func (b *queryBuild) goalsFor(named func(name string) bool) []column.Goal {
+	var out []column.Goal
+	for _, m := range b.goals {
+		if named(m.goal.DisplayName) {
+			out = append(out, column.Goal{Pageview: m.goal.Kind == stats.GoalPageview, Pages: m.pages, Event: m.goal.Event, Encoded: encodedEventName(m.goal.Event)})
+		}
+	}
+	return out
+}
+
+// startColumnGoals starts the column store's part of the goals list's counts (queryGoalCounts)
+// when it answers days of the range; the function it returns adds its rows to t.
+func (b *queryBuild) startColumnGoals(ctx context.Context, others []query.Filter, pages, names, oldNames *maskTable) func(t *goalTable, goals int) error {
+	if b.columnThrough.IsZero() {
+		return func(*goalTable, int) error { return nil }
+	}
+	p := column.GoalPart{Part: column.Part{WebsiteID: b.websiteID, From: b.q.Range.From, To: b.columnThrough, Filters: others,
+		Matched: b.matched, Like: likePattern}, RangeFrom: b.q.Range.From, Pages: column.MaskTable{Texts: pages.texts, Words: pages.words},
+		Names: column.MaskTable{Texts: names.texts, Words: names.words}, OldNames: column.MaskTable{Texts: oldNames.texts, Words: oldNames.words}}
+	if i := slices.IndexFunc(b.q.Dimensions, func(f query.Field) bool { return f.Level != query.GoalLevel }); i >= 0 {
+		p.Key = &b.q.Dimensions[i]
+	}
+	wait := b.repo.column.StartGoalCounts(ctx, p)
+	return func(t *goalTable, goals int) error {
+		rows, err := wait()
+		for _, row := range rows {
+			if row.Part == "total" {
+				t.total += row.Count
+			} else {
+				t.counts(row.Key, goals).addRow(row.Part, row.Mask, row.Count)
+			}
+		}
+		return err
+	}
+}
+
 // startColumn starts the column store's part (columnDays) beside the statement's other reads;
 // the function it returns waits for it and makes its groups rows of v, as lists.
 func (b *queryBuild) startColumn(ctx context.Context) func() error {
@@ -163,7 +212,8 @@ func (b *queryBuild) startColumn(ctx context.Context) func() error {
 		return func() error { return nil }
 	}
 	wait := b.repo.column.Start(ctx, column.Part{WebsiteID: b.websiteID, From: b.q.Range.From, To: b.columnThrough,
-		Dimensions: b.q.Dimensions, Filters: b.q.Filters, Visitors: b.needsVisitors(), Matched: b.matched, Like: likePattern})
+		Dimensions: b.q.Dimensions, Filters: b.q.Filters, Visitors: b.needsVisitors(), Matched: b.matched, Like: likePattern,
+		Goals: b.columnGoals, Conversions: b.columnConversions()})
 	return func() error {
 		rows, err := wait()
 		if err == nil {

@@ -183,6 +183,7 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 	}
 	names, oldNames := eventGoals(goals)
 	t := &goalTable{byKey: map[string]*goalCounts{}, fraction: b.fraction}
+	columnCounts := b.startColumnGoals(ctx, others, pages, names, oldNames)
 	if err := b.keepRepeats(ctx); err != nil {
 		return nil, Basis{}, err
 	}
@@ -202,6 +203,9 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 		statement := s.goalsByKeySQL(key, s.arg(pq.Array(repeats))+"::int8[]", pages, names, oldNames)
 		return t.add(ctx, tx, statement, s.args, len(pages.words), len(goals))
 	})
+	if err == nil {
+		err = columnCounts(t, len(goals))
+	}
 	if err != nil {
 		return nil, Basis{}, fmt.Errorf("goals by key: %w", err)
 	}

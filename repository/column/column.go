@@ -20,12 +20,13 @@ import (
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
 )
 
 // schemaVersion names the file's layout: a file of another version is made again.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // FileName is the store's file in its directory.
 const FileName = "visits.duckdb"
@@ -178,9 +179,12 @@ func textColumns() []string {
 }
 
 // schemaSQL makes the file's tables. visits is one row a visit row: its visit-level values,
-// its pageviews, custom events (cardinality(events)), bounce and seconds, and rkey: its
+// its pageviews, custom events (cardinality(events)), bounce and seconds, rkey: its
 // visitor-day as one number (the query engine's repeatKey) when that visitor-day has several
-// visits, NULL when it has one, so that visitors are counted without a distinct count of most.
+// visits, NULL when it has one, so that visitors are counted without a distinct count of most,
+// its visitor, and its hits for the hit-level questions: its pages in order (one a pageview),
+// its events' names as sent (names, one an event) and, for a row written before names were
+// kept, the names its events hold encoded (oldnames; see oldNamesSQL).
 func schemaSQL() string {
 	var cols strings.Builder
 	for _, c := range textColumns() {
@@ -191,7 +195,8 @@ func schemaSQL() string {
 		CREATE TABLE days (website_id BIGINT NOT NULL, day DATE NOT NULL, generation BIGINT NOT NULL, PRIMARY KEY (website_id, day));
 		CREATE TABLE visits (website_id BIGINT NOT NULL, day DATE NOT NULL, hour SMALLINT NOT NULL,
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
-			rkey BIGINT%s);`, schemaVersion, cols.String())
+			rkey BIGINT, visitor INTEGER NOT NULL, pages VARCHAR[] NOT NULL, names VARCHAR[] NOT NULL,
+			oldnames VARCHAR[] NOT NULL%s);`, schemaVersion, cols.String())
 }
 
 func (s *Store) markHeld(site int64, day time.Time, generation int64) {
@@ -393,6 +398,20 @@ func (s *Store) dropGone(ctx context.Context, pg *sql.DB) error {
 	return nil
 }
 
+// oldNamesSQL is the SQL of a visit row's event names as its events hold them encoded when
+// it was written before event_names was kept (the query engine's rule, oldRow in
+// repository/goals_read.go: such a row has events but no event names, and each event holds
+// its name, a ':' as a space, before the first ':'), and none for any other row.
+const oldNamesSQL = `CASE WHEN event_names = '{}' AND events <> '{}' THEN ARRAY(SELECT split_part(e, ':', 1) FROM unnest(events) AS e) ELSE '{}' END`
+
+// nonNil is an array's values, an empty list for none.
+func nonNil(a pq.StringArray) pq.StringArray {
+	if a == nil {
+		return pq.StringArray{}
+	}
+	return a
+}
+
 // copyDay copies a website's visit rows of a day, then marks the day held.
 func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Time) error {
 	cols := textColumns()
@@ -403,7 +422,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return err
 	}
 	src, err := pg.QueryContext(ctx, `SELECT hour, pageviews, cardinality(events), bounce, seconds,
-			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, `+strings.Join(cols, ", ")+`
+			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, `+strings.Join(cols, ", ")+`
 		FROM visit_rows WHERE website_id = $1 AND day = $2`, site, day.Format(time.DateOnly))
 	if err != nil {
 		return fmt.Errorf("column store: read day %s of %d: %w", day.Format(time.DateOnly), site, err)
@@ -426,15 +445,17 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		if err != nil {
 			return err
 		}
-		values := make([]driver.Value, 8+len(cols))
-		scan := make([]any, 6+len(cols))
-		var hour, pageviews, events, seconds int64
+		const fixed = 12 // the columns before the visit-level values
+		values := make([]driver.Value, fixed+len(cols))
+		scan := make([]any, fixed-2+len(cols))
+		var hour, pageviews, events, seconds, visitor int64
 		var bounce bool
-		var visitor sql.NullInt64
+		var repeated sql.NullInt64
+		var pages, names, oldNames pq.StringArray
 		texts := make([]string, len(cols))
-		scan[0], scan[1], scan[2], scan[3], scan[4], scan[5] = &hour, &pageviews, &events, &bounce, &seconds, &visitor
+		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames})
 		for i := range texts {
-			scan[6+i] = &texts[i]
+			scan[fixed-2+i] = &texts[i]
 		}
 		for src.Next() {
 			if err := src.Scan(scan...); err != nil {
@@ -442,13 +463,13 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 				return err
 			}
 			var rkey driver.Value
-			if visitor.Valid {
-				rkey = dayNumber<<32 | (visitor.Int64 & 0xFFFFFFFF)
+			if repeated.Valid {
+				rkey = dayNumber<<32 | (repeated.Int64 & 0xFFFFFFFF)
 			}
-			values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7] =
-				site, dayOf(day), int16(hour), int32(pageviews), int32(events), bounce, int32(seconds), rkey
+			copy(values, []driver.Value{site, dayOf(day), int16(hour), int32(pageviews), int32(events), bounce, int32(seconds), rkey,
+				int32(visitor), []string(nonNil(pages)), []string(nonNil(names)), []string(nonNil(oldNames))})
 			for i, t := range texts {
-				values[8+i] = t
+				values[fixed+i] = t
 			}
 			if err := app.AppendRow(values...); err != nil {
 				app.Close()

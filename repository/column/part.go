@@ -21,7 +21,7 @@ import (
 type Part struct {
 	WebsiteID  int64
 	From, To   time.Time
-	Dimensions []query.Field // visit-level or time-level only (Supports)
+	Dimensions []query.Field // visit-level, time-level or event:page (Supports)
 	Filters    []query.Filter
 	Visitors   bool // count visitors: group the visitor-days of several visits by rkey
 	// Matched are the stored values a matches filter keeps (the engine matches RE2 patterns
@@ -29,6 +29,20 @@ type Part struct {
 	Matched func(ctx context.Context, f query.Filter) ([]string, error)
 	// Like is a contains filter's value as a LIKE pattern whose escape is a backslash.
 	Like func(v string) string
+	// Goals are the goals an event:goal filter names, their patterns matched with the range's
+	// pages (the engine's rule).
+	Goals func(f query.Filter) []Goal
+	// Conversions, when not nil, are the goals whose converting hits the events are (the
+	// engine's conversion events under goal filters), in place of every custom event.
+	Conversions []Goal
+}
+
+// Goal is a goal as a condition on a visit: a pageview goal's matching pages, or an event
+// goal's name as sent and as rows written before names were kept hold it.
+type Goal struct {
+	Pageview       bool
+	Pages          []string
+	Event, Encoded string
 }
 
 // Rows are a Part's groups, column by column: Keys[i] the text of dimension i's key (a time
@@ -39,41 +53,47 @@ type Rows struct {
 	RKey                                                  []sql.NullInt64
 }
 
-// metrics are the metrics the store's sums make.
+// metrics are the metrics the store's sums make (the conversion rates are visitors here).
 var metrics = []query.Metric{query.Visitors, query.Visits, query.Pageviews, query.Events, query.BounceRate,
-	query.VisitDuration, query.ViewsPerVisit, query.Percentage}
+	query.VisitDuration, query.ViewsPerVisit, query.Percentage, query.ConversionRate, query.GroupConversionRate}
 
 // Supports tells whether the store answers reads of these dimensions, filters and metrics:
-// those on the visit-level values and time only (the file holds no pages, events or
-// properties), of the metrics its sums make.
-func Supports(dims []query.Field, filters []query.Filter, asked []query.Metric) bool {
+// those on the visit-level values, time and pages (event:page), filtered by those and by
+// goals, of the metrics its sums make. goals: the read is the goals list's (GoalCounts), whose
+// event:goal dimension and top-level goal filters pick the goals counted.
+func Supports(dims []query.Field, filters []query.Filter, asked []query.Metric, goals bool) bool {
 	if slices.ContainsFunc(asked, func(m query.Metric) bool { return !slices.Contains(metrics, m) }) {
 		return false
 	}
 	for _, f := range dims {
-		if f.Level != query.VisitLevel && f.Level != query.TimeLevel {
+		switch {
+		case f.Level == query.VisitLevel || f.Level == query.TimeLevel:
+		case f.Level == query.PageLevel && !goals, f.Level == query.GoalLevel && goals:
+		default:
 			return false
 		}
 	}
-	var visitLevel func(f query.Filter) bool
-	visitLevel = func(f query.Filter) bool {
+	var held func(f query.Filter) bool
+	held = func(f query.Filter) bool {
 		if f.Op == query.And || f.Op == query.Or || f.Op == query.Not {
-			return !slices.ContainsFunc(f.Children, func(c query.Filter) bool { return !visitLevel(c) })
+			return !slices.ContainsFunc(f.Children, func(c query.Filter) bool { return !held(c) })
 		}
-		return f.Field.Level == query.VisitLevel
+		return f.Field.Level == query.VisitLevel || f.Field.Level == query.PageLevel || f.Field.Level == query.GoalLevel
 	}
-	return !slices.ContainsFunc(filters, func(f query.Filter) bool { return !visitLevel(f) })
+	return !slices.ContainsFunc(filters, func(f query.Filter) bool { return !held(f) })
 }
 
-// partBuild collects a Part's SQL arguments (DuckDB's ? placeholders, in order).
+// partBuild collects a Part's SQL arguments (DuckDB's numbered placeholders) and the
+// statement's tables of hits (hitSet).
 type partBuild struct {
 	p    Part
 	args []any
+	sets []string
 }
 
 func (b *partBuild) arg(v any) string {
 	b.args = append(b.args, v)
-	return "?"
+	return fmt.Sprintf("$%d", len(b.args))
 }
 
 // Start builds the part's statement (calling p.Matched now, never beside the caller) and runs
@@ -129,10 +149,12 @@ func (s *Store) read(ctx context.Context, sqlText string, args []any, n int) (Ro
 	return out, nil
 }
 
-// statement is the part's SQL: the visits of the website's days that the filters keep,
-// grouped by the dimensions' keys and, counting visitors, by rkey.
+// statement is the part's SQL: the visits of the website's days that the filters keep (u: one
+// row a visit, or under event:page a pageview of the pages the page filters keep, first
+// when its visit has no earlier pageview of its page), grouped by the dimensions' keys and,
+// counting visitors, by rkey, as the engine's perVisit and perVisitor.
 func (b *partBuild) statement(ctx context.Context) (string, error) {
-	conds := []string{"website_id = " + b.arg(b.p.WebsiteID), "day BETWEEN " + b.arg(b.p.From) + " AND " + b.arg(b.p.To)}
+	conds := []string{b.rangeCond()}
 	for _, f := range b.p.Filters {
 		c, err := b.cond(ctx, f)
 		if err != nil {
@@ -140,32 +162,162 @@ func (b *partBuild) statement(ctx context.Context) (string, error) {
 		}
 		conds = append(conds, c)
 	}
-	var keys []string
-	for _, f := range b.p.Dimensions {
-		keys = append(keys, b.key(f))
+	pages, err := b.pagesKept(ctx)
+	if err != nil {
+		return "", err
 	}
-	groups := slices.Clone(keys)
+	var keys, outer []string
+	page := slices.ContainsFunc(b.p.Dimensions, func(f query.Field) bool { return f.Level == query.PageLevel })
+	for i, f := range b.p.Dimensions {
+		keys, outer = append(keys, fmt.Sprintf("%s AS k%d, ", b.key(f), i)), append(outer, fmt.Sprintf("k%d", i))
+	}
+	where := strings.Join(conds, " AND ")
+	var u string
+	if page {
+		hits := ""
+		if pages != "" {
+			hits = " WHERE " + strings.ReplaceAll(pages, element, "page")
+		}
+		u = `SELECT ` + strings.Join(keys, "") + `rkey, list_position(pages, page) = n AS first, bounce, seconds, 1 AS pv, 0 AS ev
+			FROM (SELECT *, unnest(pages) AS page, unnest(range(1, len(pages) + 1)) AS n FROM visits WHERE ` + where + `) AS h` + hits
+	} else {
+		pv, ev := "pageviews", "events"
+		switch {
+		case strings.Contains(pages, "SELECT"): // a long list, which a lambda cannot join
+			set := b.hitSet(strings.ReplaceAll(pages, element, "x"))
+			pv = "coalesce((SELECT n FROM " + set + " WHERE " + set + ".r = visits.rowid), 0)"
+		case pages != "":
+			pv = "len(list_filter(pages, lambda x: " + strings.ReplaceAll(pages, element, "x") + "))"
+		}
+		if b.p.Conversions != nil {
+			ev = b.conversionHits()
+		}
+		u = `SELECT ` + strings.Join(keys, "") + `rkey, true AS first, bounce, seconds, ` + pv + ` AS pv, ` + ev + ` AS ev
+			FROM visits WHERE ` + where
+	}
+	groups := slices.Clone(outer)
 	rkey := "NULL::BIGINT"
 	if b.p.Visitors {
 		rkey = "rkey"
 		groups = append(groups, "rkey")
 	}
-	selected := ""
-	for i, k := range keys {
-		selected += fmt.Sprintf("%s AS k%d, ", k, i)
-	}
 	groupBy := ""
 	if len(groups) > 0 {
 		groupBy = " GROUP BY " + strings.Join(groups, ", ")
 	}
-	return `SELECT ` + selected + `count(*), ` + rkey + `, count(*), coalesce(sum(pageviews), 0), coalesce(sum(events), 0),
-		count(*) FILTER (WHERE bounce), coalesce(sum(seconds), 0)
-		FROM visits WHERE ` + strings.Join(conds, " AND ") + groupBy, nil
+	return b.with() + `SELECT ` + strings.Join(append(outer, ""), ", ") + `count(*) FILTER (WHERE first), ` + rkey + `,
+		count(*) FILTER (WHERE first), coalesce(sum(pv), 0)::BIGINT, coalesce(sum(ev), 0)::BIGINT,
+		count(*) FILTER (WHERE first AND bounce), coalesce(sum(seconds) FILTER (WHERE first), 0)::BIGINT
+		FROM (` + u + `) AS u` + groupBy, nil
+}
+
+// rangeCond is the condition of the part's website and days.
+func (b *partBuild) rangeCond() string {
+	return "website_id = " + b.arg(b.p.WebsiteID) + " AND day BETWEEN " + b.arg(b.p.From) + " AND " + b.arg(b.p.To)
+}
+
+// element stands for a pageview's page in a predicate until it is placed.
+const element = "$EL"
+
+// pagesKept is the predicate on a pageview's page of the top-level event:page leaves, or "":
+// with them only the pageviews they keep count (the engine's pagesKept).
+func (b *partBuild) pagesKept(ctx context.Context) (string, error) {
+	var preds []string
+	for _, f := range b.p.Filters {
+		if f.Field.Level != query.PageLevel || f.Op == query.And || f.Op == query.Or || f.Op == query.Not {
+			continue
+		}
+		pred, err := b.leaf(ctx, f, element)
+		if err != nil {
+			return "", err
+		}
+		if f.Negated() {
+			pred = "NOT (" + pred + ")"
+		}
+		preds = append(preds, pred)
+	}
+	return strings.Join(preds, " AND "), nil
+}
+
+// hitSet is the table of the pageviews of the part's range whose page (x) pred holds, one row
+// a visit (r: its rowid) with how many (n), made once for the statement; it answers a visit
+// condition on its pages by a join, where testing each visit's list against a long list of
+// pages compared every pair.
+func (b *partBuild) hitSet(pred string) string {
+	name := fmt.Sprintf("s%d", len(b.sets))
+	b.sets = append(b.sets, name+` AS (SELECT r, count(*)::BIGINT AS n FROM hits WHERE `+pred+` GROUP BY r)`)
+	return name
+}
+
+// with is the statement's WITH clause of its hit sets and the tables more, or "".
+func (b *partBuild) with(more ...string) string {
+	tables := more
+	if len(b.sets) > 0 {
+		tables = append(append([]string{`hits AS (SELECT rowid AS r, unnest(pages) AS x FROM visits WHERE ` + b.rangeCond() + `)`}, b.sets...), more...)
+	}
+	if len(tables) == 0 {
+		return ""
+	}
+	return "WITH " + strings.Join(tables, ", ") + " "
+}
+
+// hasPage is the condition of a visit one of whose pages pred (on element) holds.
+func (b *partBuild) hasPage(pred string) string {
+	return "rowid IN (SELECT r FROM " + b.hitSet(strings.ReplaceAll(pred, element, "x")) + ")"
+}
+
+// inList is the condition of x being one of the values: an IN list of a few, a join with the
+// list's rows (outside a lambda) for more.
+func (b *partBuild) inList(x string, values []string) string {
+	if len(values) <= 8 {
+		return x + " IN " + b.list(values)
+	}
+	return x + " IN (SELECT unnest(" + b.arg(values) + "::VARCHAR[]))"
+}
+
+// conversionHits is the SQL of a visit's hits that convert on the Conversions goals: its
+// pageviews of their pages and its events of their names.
+func (b *partBuild) conversionHits() string {
+	parts := []string{"0"}
+	for _, g := range b.p.Conversions {
+		parts = append(parts, b.goalHits(g))
+	}
+	return "(" + strings.Join(parts, " + ") + ")"
+}
+
+// goalHits is the SQL of a visit's pageviews (a pageview goal) or events (an event goal) that
+// convert on g.
+func (b *partBuild) goalHits(g Goal) string {
+	if g.Pageview {
+		if len(g.Pages) == 0 {
+			return "0"
+		}
+		set := b.hitSet(b.inList("x", g.Pages))
+		return "coalesce((SELECT n FROM " + set + " WHERE " + set + ".r = visits.rowid), 0)"
+	}
+	return "len(list_filter(names, lambda x: x = " + b.arg(g.Event) + ")) + len(list_filter(oldnames, lambda x: x = " + b.arg(g.Encoded) + "))"
+}
+
+// goalCond is the condition of a visit that converts on g.
+func (b *partBuild) goalCond(g Goal) string {
+	if g.Pageview {
+		if len(g.Pages) == 0 {
+			return "false"
+		}
+		if len(g.Pages) <= 8 {
+			return "list_has_any(pages, " + b.arg(g.Pages) + "::VARCHAR[])"
+		}
+		return b.hasPage(b.inList(element, g.Pages))
+	}
+	return "(list_contains(names, " + b.arg(g.Event) + ") OR list_contains(oldnames, " + b.arg(g.Encoded) + "))"
 }
 
 // key is the text of a dimension's key, as the engine's statement keys it: a visit-level
 // value as stored, a time dimension's day, or its day and hour.
 func (b *partBuild) key(f query.Field) string {
+	if f.Level == query.PageLevel {
+		return "page"
+	}
 	if f.Level == query.TimeLevel {
 		if f.Time == query.Hour {
 			return `strftime(day + to_hours(hour), '%Y-%m-%d %H:%M:%S')`
@@ -201,7 +353,20 @@ func (b *partBuild) cond(ctx context.Context, f query.Filter) (string, error) {
 		}
 		return "NOT (" + cond + ")", nil
 	}
-	pred, err := b.leaf(ctx, f)
+	switch f.Field.Level {
+	case query.GoalLevel:
+		var conds []string
+		for _, g := range b.p.Goals(f) {
+			conds = append(conds, b.goalCond(g))
+		}
+		if len(conds) == 0 {
+			return "false", nil
+		}
+		return "(" + strings.Join(conds, " OR ") + ")", nil
+	case query.PageLevel:
+		return b.pageCond(ctx, f)
+	}
+	pred, err := b.leaf(ctx, f, column(f.Field))
 	if err != nil {
 		return "", err
 	}
@@ -211,11 +376,41 @@ func (b *partBuild) cond(ctx context.Context, f query.Filter) (string, error) {
 	return pred, nil
 }
 
-// leaf is the positive predicate of a leaf on a visit-level field, as the engine's
-// (leafPredicate) on PostgreSQL.
-func (b *partBuild) leaf(ctx context.Context, f query.Filter) (string, error) {
-	e := column(f.Field)
-	part := b.partOf(f.Field, e)
+// pageCond is the condition of a visit one of whose pages a leaf on event:page keeps (a
+// negated one: one of whose pages is not a value), as the engine's.
+func (b *partBuild) pageCond(ctx context.Context, f query.Filter) (string, error) {
+	if !f.Negated() && (f.Op == query.Is && !f.IgnoreCase || f.Op == query.Matches) {
+		list := f.Values
+		if f.Op == query.Matches {
+			var err error
+			if list, err = b.p.Matched(ctx, f); err != nil {
+				return "", err
+			}
+		}
+		if len(list) == 0 {
+			return "false", nil
+		}
+		if len(list) <= 8 {
+			return "list_has_any(pages, " + b.arg(list) + "::VARCHAR[])", nil
+		}
+	}
+	pred, err := b.leaf(ctx, f, element)
+	if err != nil {
+		return "", err
+	}
+	if f.Negated() {
+		pred = "NOT (" + pred + ")"
+	}
+	return b.hasPage(pred), nil
+}
+
+// leaf is the positive predicate of a leaf on the stored value e (a visit-level column, or a
+// pageview's page), as the engine's (leafPredicate) on PostgreSQL.
+func (b *partBuild) leaf(ctx context.Context, f query.Filter, e string) (string, error) {
+	part := e
+	if f.Field.Level == query.VisitLevel {
+		part = b.partOf(f.Field, e)
+	}
 	switch f.Positive() {
 	case query.Is:
 		if f.IgnoreCase {
@@ -225,7 +420,10 @@ func (b *partBuild) leaf(ctx context.Context, f query.Filter) (string, error) {
 			}
 			return "lower(" + part + ") IN " + b.list(lowered), nil
 		}
-		return part + " IN " + b.list(f.Values), nil
+		if f.Field.Level == query.VisitLevel && f.Field.Part == query.Code {
+			return b.codeIs(e, f.Values), nil
+		}
+		return b.inList(part, f.Values), nil
 	case query.Contains:
 		like := "LIKE"
 		if f.IgnoreCase {
@@ -235,7 +433,7 @@ func (b *partBuild) leaf(ctx context.Context, f query.Filter) (string, error) {
 		for _, v := range f.Values {
 			p := b.p.Like(v)
 			ors = append(ors, fmt.Sprintf("%s %s %s ESCAPE '\\'", part, like, b.arg(p)))
-			if len(f.Field.Spell) > 0 {
+			if f.Field.Level == query.VisitLevel && len(f.Field.Spell) > 0 {
 				ors = append(ors, fmt.Sprintf("%s %s %s ESCAPE '\\'", b.answer(f.Field, e), like, b.arg(p)))
 			}
 		}
@@ -248,7 +446,24 @@ func (b *partBuild) leaf(ctx context.Context, f query.Filter) (string, error) {
 	if len(matched) == 0 {
 		return "false", nil
 	}
-	return e + " IN " + b.list(matched), nil
+	return b.inList(e, matched), nil
+}
+
+// codeIs is the condition of the code of the stored value e (before its first colon) being
+// one of the values: e is the value or starts with it and a colon, which DuckDB tests on the
+// stored text, where cutting each value's code (split_part) cost most of a query filtered so.
+// A value with a colon is no code.
+func (b *partBuild) codeIs(e string, values []string) string {
+	var ors []string
+	for _, v := range values {
+		if !strings.Contains(v, ":") {
+			ors = append(ors, fmt.Sprintf("%s = %s OR starts_with(%s, %s)", e, b.arg(v), e, b.arg(v+":")))
+		}
+	}
+	if len(ors) == 0 {
+		return "false"
+	}
+	return "(" + strings.Join(ors, " OR ") + ")"
 }
 
 // list is an IN list of the values, as arguments.
