@@ -56,8 +56,8 @@ type NewWebsite struct {
 	ExcludeParams *string // nil or "" stores NULL
 	ExcludeIPs    *string // nil or "" stores NULL
 	Timezone      *string // an IANA name already checked; nil: the service's TZ
-	// ServiceZone is the service's TZ (nil: not known, as in an import), the zone of the
-	// website's first day when Timezone is nil.
+	// ServiceZone is the service's TZ, the zone of the website's first day when Timezone is
+	// nil (nil: UTC; an import whose zone is not known uses UTC+14, CreateImportedWebsite).
 	ServiceZone *time.Location
 	// The shields, nil or "" for none; RetentionDays nil or 0 for FACTS_RETENTION.
 	BlockCountries   *string
@@ -115,9 +115,8 @@ func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebs
 // days and sources (visits_from, filters_from, sources_from, funnels_from): its date in the
 // website's zone. The columns' DEFAULT is the database's current_date, a day late for a
 // website west of the database's zone created in its evening, whose first day then went
-// missing from its filtered numbers. A zone not known (an import) gives the latest date any
-// zone has at now (UTC+14): a day that may hold imported history is never taken for a day of
-// visit rows.
+// missing from its filtered numbers. No zone at all (a caller that has no service zone) gives
+// the UTC date; an import whose zone is not known passes latestZone instead.
 func firstRowDay(now time.Time, zone *string, service *time.Location) string {
 	loc := service
 	if zone != nil {
@@ -126,10 +125,15 @@ func firstRowDay(now time.Time, zone *string, service *time.Location) string {
 		}
 	}
 	if loc == nil {
-		return now.UTC().Add(14 * time.Hour).Format(time.DateOnly)
+		loc = time.UTC
 	}
 	return now.In(loc).Format(time.DateOnly)
 }
+
+// latestZone has the latest date any zone has at a moment (UTC+14). An imported website whose
+// zone is not known starts its visit rows on that date, so a day that may hold imported
+// history is never taken for a day of visit rows.
+var latestZone = time.FixedZone("UTC+14", 14*60*60)
 
 func createWebsite(ctx context.Context, q sqlx.QueryerContext, now time.Time, userID int64, in NewWebsite) (Website, error) {
 	const query = `
@@ -473,6 +477,9 @@ type ImportedWebsite struct {
 // CreateImportedWebsite creates an imported website in tx, the import's transaction
 // (BeginWebsiteImport), with what the other product knew of it.
 func (r *Repository) CreateImportedWebsite(ctx context.Context, tx *sqlx.Tx, now time.Time, userID int64, in ImportedWebsite) (Website, error) {
+	if in.Timezone == nil && in.ServiceZone == nil {
+		in.ServiceZone = latestZone
+	}
 	w, err := createWebsite(ctx, tx, now, userID, in.NewWebsite)
 	if err != nil {
 		return Website{}, fmt.Errorf("imports.create_website: %w", err)
