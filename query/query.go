@@ -66,6 +66,15 @@ const (
 	AverageRevenue Metric = "average_revenue"
 )
 
+// The parts of the totals that no metric of the query API is: v1's summary and series ask the
+// engine for every part and divide them after. They are not in metrics, so never parsed from
+// a body.
+const (
+	CustomEvents Metric = "custom_events"
+	Bounces      Metric = "bounces"
+	VisitSeconds Metric = "visit_seconds"
+)
+
 var metrics = []Metric{Visitors, Visits, Pageviews, ViewsPerVisit, BounceRate, VisitDuration, Events, Percentage,
 	ConversionRate, GroupConversionRate, TimeOnPage, ScrollDepth, TotalRevenue, AverageRevenue}
 

@@ -23,16 +23,8 @@ type metricDef struct {
 	ratio *stats.Ratio
 }
 
-// The parts that no metric of the query API is, as metrics of the engine's own: v1's reads ask
-// the statement for every part of stats.Totals and divide them after. Never parsed from a body.
-const (
-	customEventsMetric query.Metric = "custom_events"
-	bouncesMetric      query.Metric = "bounces"
-	visitSecondsMetric query.Metric = "visit_seconds"
-)
-
 // totalsMetrics are the metrics of stats.Totals' parts, in rowTotals' order.
-var totalsMetrics = []query.Metric{query.Visitors, query.Visits, query.Pageviews, customEventsMetric, bouncesMetric, visitSecondsMetric}
+var totalsMetrics = []query.Metric{query.Visitors, query.Visits, query.Pageviews, query.CustomEvents, query.Bounces, query.VisitSeconds}
 
 var metricDefs = map[query.Metric]metricDef{
 	query.Visitors:      {count: []stats.Part{stats.VisitorsPart}},
@@ -42,9 +34,9 @@ var metricDefs = map[query.Metric]metricDef{
 	query.BounceRate:    {ratio: &stats.BounceRateRatio},
 	query.VisitDuration: {ratio: &stats.VisitDurationRatio},
 	query.ViewsPerVisit: {ratio: &stats.ViewsPerVisitRatio},
-	customEventsMetric:  {count: []stats.Part{stats.EventsPart}},
-	bouncesMetric:       {count: []stats.Part{stats.BouncesPart}},
-	visitSecondsMetric:  {count: []stats.Part{stats.VisitSecondsPart}},
+	query.CustomEvents:  {count: []stats.Part{stats.EventsPart}},
+	query.Bounces:       {count: []stats.Part{stats.BouncesPart}},
+	query.VisitSeconds:  {count: []stats.Part{stats.VisitSecondsPart}},
 	// Their visitors here; finish and conversionMetrics divide them by their wholes.
 	query.Percentage:          {count: []stats.Part{stats.VisitorsPart}},
 	query.ConversionRate:      {count: []stats.Part{stats.VisitorsPart}},

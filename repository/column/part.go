@@ -53,9 +53,11 @@ type Rows struct {
 	RKey                                                  []sql.NullInt64
 }
 
-// metrics are the metrics the store's sums make (the conversion rates are visitors here).
+// metrics are the metrics the store's sums make (the conversion rates are visitors here), v1's
+// parts among them.
 var metrics = []query.Metric{query.Visitors, query.Visits, query.Pageviews, query.Events, query.BounceRate,
-	query.VisitDuration, query.ViewsPerVisit, query.Percentage, query.ConversionRate, query.GroupConversionRate}
+	query.VisitDuration, query.ViewsPerVisit, query.Percentage, query.ConversionRate, query.GroupConversionRate,
+	query.CustomEvents, query.Bounces, query.VisitSeconds}
 
 // Supports tells whether the store answers reads of these dimensions, filters and metrics:
 // those on the visit-level values, time and pages (event:page), filtered by those and by
