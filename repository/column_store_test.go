@@ -53,6 +53,17 @@ var columnStoreQueries = []struct{ metrics, dims, filters string }{
 	{`"visitors", "events", "conversion_rate"`, `"event:goal", "time:week"`, `[["matches", "event:page", ["^/"]]]`},
 }
 
+// columnStoreV1Filters are v1 filters the column store answers: visit-level values, pages, a
+// referrer none of and a browser any of, a pageview goal and an event goal with a device.
+var columnStoreV1Filters = []stats.Filters{
+	{{Name: stats.Country, Value: "DE:Germany"}},
+	{{Name: stats.Page, Value: "/docs"}},
+	{{Name: stats.Page, Op: stats.ContainsAny, Values: []string{"BLOG", "pric"}}},
+	{{Name: stats.Referrer, Op: stats.NoneOf, Values: []string{"t.co", "www.google.com"}}, {Name: stats.Browser, Op: stats.AnyOf, Values: []string{"Chrome", "Firefox"}}},
+	{{Name: stats.GoalName, Value: "Blog"}},
+	{{Name: stats.GoalName, Value: "Signup"}, {Name: stats.Device, Value: "Desktop"}},
+}
+
 // TestColumnStoreAgreesWithRowStore holds every answer of the engine with the column store
 // equal to the row store's alone, on random traffic whose range holds closed days (the
 // store's) and open ones (the rows'), with a store that holds every closed day and one that
@@ -91,6 +102,45 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	if err := store.Sync(ctx, f.db.DB, lastClosed.AddDate(0, 0, -5)); err != nil {
 		t.Fatal(err)
 	}
+	// v1's filtered summary and daily series read the column store's days too.
+	checkV1 := func(stage string, days stats.Range, through time.Time) {
+		t.Helper()
+		for _, filters := range columnStoreV1Filters {
+			name := fmt.Sprintf("%s: v1 %s..%s %+v", stage, days.From.Format(time.DateOnly), days.To.Format(time.DateOnly), filters)
+			want, err := f.repo.RowReader(site, days, filters).Totals(ctx)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got, err := withColumns.RowReader(site, days, filters).Totals(ctx)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if got != want {
+				t.Errorf("%s: totals\ncolumns %+v\nrows    %+v", name, got, want)
+			}
+			if want.Visitors == 0 {
+				t.Errorf("%s: no visitor", name)
+			}
+			wantSeries, err := f.repo.RowReader(site, days, filters).Series(ctx, stats.Daily, stats.FixedZone(time.UTC))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			gotSeries, err := withColumns.RowReader(site, days, filters).Series(ctx, stats.Daily, stats.FixedZone(time.UTC))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !reflect.DeepEqual(gotSeries, wantSeries) {
+				t.Errorf("%s: series\ncolumns %+v\nrows    %+v", name, gotSeries, wantSeries)
+			}
+			wantThrough := through
+			if days.To.Before(through) {
+				wantThrough = days.To
+			}
+			if got := repository.TotalsColumnThrough(ctx, withColumns, site, days, filters); !got.Equal(wantThrough) {
+				t.Errorf("%s: the column store answers through %s, not %s", name, got.Format(time.DateOnly), wantThrough.Format(time.DateOnly))
+			}
+		}
+	}
 	check := func(stage string, through time.Time) {
 		t.Helper()
 		for _, rg := range [][2]time.Time{{from, today}, {from.AddDate(0, 0, 2), lastClosed.AddDate(0, 0, -1)}, {from.AddDate(0, 0, 10), today.AddDate(0, 0, -1)}} {
@@ -120,6 +170,7 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 					t.Errorf("%s: %s: the column store answers through %s, not %s", stage, body, got.Format(time.DateOnly), wantThrough.Format(time.DateOnly))
 				}
 			}
+			checkV1(stage, stats.Range{From: rg[0], To: rg[1]}, through)
 		}
 	}
 	check("lacking the last closed days", lastClosed.AddDate(0, 0, -5))

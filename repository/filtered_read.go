@@ -302,12 +302,10 @@ func (t rowTotals) totals(fraction float64) stats.Totals {
 	}
 }
 
-// totalsRows runs v1's summary (unit query.NoTime) or its series by day or hour through the
-// query engine: the query value of the range's whole days, v1's filters translated
-// (engineFilter) and the parts of stats.Totals as its metrics, each row's parts with its
-// time dimension's label. v1's narrow filters keep few rows, so visitors are counted by
-// grouping the matching (day, visitor) pairs (groupVisitors).
-func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]QueryRow, float64, error) {
+// totalsBuild is the engine's build of v1's summary (unit query.NoTime) or its series by day or
+// hour: the query value of the range's whole days, v1's filters translated (engineFilter) and
+// the parts of stats.Totals as its metrics; nil when the filters match nothing.
+func (v rowReader) totalsBuild(ctx context.Context, unit query.TimeUnit) (*queryBuild, float64, error) {
 	q := &query.Query{Range: engineRange(v.days), Metrics: totalsMetrics,
 		OrderBy: []query.Order{{Metric: 0, Dimension: -1, Desc: true}}, Limit: math.MaxInt32}
 	if unit != query.NoTime {
@@ -325,10 +323,10 @@ func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]Query
 	if err != nil {
 		return nil, 0, err
 	}
-	b.groupVisitors = true
 	if v.filters.MatchesNothing() {
 		return nil, b.fraction, nil // (other): no row holds it
 	}
+	b.countNarrow()
 	if name, ok := v.filters.Get(stats.GoalName); ok {
 		goal, err := v.goal.resolve(ctx, v.repo, v.websiteID, v.days, name)
 		if err != nil {
@@ -338,8 +336,17 @@ func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]Query
 			b.goals = []goalMatch{*goal}
 		}
 	}
+	return b, b.fraction, nil
+}
+
+// totalsRows runs totalsBuild's statement: each row's parts with its time dimension's label.
+func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]QueryRow, float64, error) {
+	b, fraction, err := v.totalsBuild(ctx, unit)
+	if err != nil || b == nil {
+		return nil, fraction, err
+	}
 	out, err := v.repo.runBuild(ctx, b)
-	return out.Rows, b.fraction, err
+	return out.Rows, fraction, err
 }
 
 // rowTotalsOf are a row's parts.

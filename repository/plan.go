@@ -156,6 +156,12 @@ func (b *queryBuild) columnDays(ctx context.Context) (time.Time, bool, error) {
 	return last, ok, nil
 }
 
+// countNarrow counts the visitors of a read of v1's filtered rows: the column store's days are
+// counted as every read of it is, the rows' alone by grouping the matching (day, visitor)
+// pairs (groupVisitors), as v1's narrow filters keep few rows and the repeat keys would be
+// read for nothing.
+func (b *queryBuild) countNarrow() { b.groupVisitors = b.columnThrough.IsZero() }
+
 // columnGoals are the goals a goal filter names (goalFilterCond), for the column store.
 func (b *queryBuild) columnGoals(f query.Filter) []column.Goal {
 	return b.goalsFor(func(name string) bool { return goalNamed(f, name) })
