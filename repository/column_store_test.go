@@ -64,6 +64,19 @@ var columnStoreV1Filters = []stats.Filters{
 	{{Name: stats.GoalName, Value: "Signup"}, {Name: stats.Device, Value: "Desktop"}},
 }
 
+// columnStoreV1Lists are v1's lists the column store answers: visit-level names (one counted
+// only when given), pages, sorted and searched, and pages of a list past its first.
+var columnStoreV1Lists = []repository.StatQuery{
+	{Name: stats.Country, SortBy: "count", Desc: true, Limit: 10},
+	{Name: stats.Referrer, SortBy: "value", Limit: 3, Offset: 2},
+	{Name: stats.Browser, SortBy: "count", Limit: 0},
+	{Name: stats.Page, SortBy: "count", Desc: true, Limit: 4},
+	{Name: stats.Page, Search: "BLOG", SortBy: "value", Desc: true, Limit: 10},
+	{Name: stats.LandingPage, SortBy: "count", Desc: true, Limit: 2, Offset: 1},
+	{Name: stats.Campaign, SortBy: "count", Desc: true, Limit: 10},
+	{Name: stats.Page, SortBy: "count", Limit: 10, Offset: 100},
+}
+
 // TestColumnStoreAgreesWithRowStore holds every answer of the engine with the column store
 // equal to the row store's alone, on random traffic whose range holds closed days (the
 // store's) and open ones (the rows'), with a store that holds every closed day and one that
@@ -102,6 +115,44 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	if err := store.Sync(ctx, f.db.DB, lastClosed.AddDate(0, 0, -5)); err != nil {
 		t.Fatal(err)
 	}
+	// v1's filtered lists and top lists (the dashboard's) read them for the visit-level names
+	// and pages, the rows for the others (events), and every page of a list is the rows'.
+	checkV1Lists := func(name string, days stats.Range, filters stats.Filters) {
+		t.Helper()
+		for _, q := range columnStoreV1Lists {
+			want, wantTotal, err := f.repo.RowReader(site, days, filters).List(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %+v: %v", name, q, err)
+			}
+			got, gotTotal, err := withColumns.RowReader(site, days, filters).List(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %+v: %v", name, q, err)
+			}
+			if !reflect.DeepEqual(got, want) || gotTotal != wantTotal {
+				t.Errorf("%s: list %+v\ncolumns %d %+v\nrows    %d %+v", name, q, gotTotal, got, wantTotal, want)
+			}
+		}
+		var names []stats.Name
+		for _, n := range stats.Names {
+			if n != stats.Pageview && n != stats.Visitor && n != stats.Visit {
+				names = append(names, n)
+			}
+		}
+		want, err := f.repo.RowReader(site, days, filters).Top(ctx, names, 3)
+		if err != nil {
+			t.Fatalf("%s: top: %v", name, err)
+		}
+		got, err := withColumns.RowReader(site, days, filters).Top(ctx, names, 3)
+		if err != nil {
+			t.Fatalf("%s: top: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: top\ncolumns %+v\nrows    %+v", name, got, want)
+		}
+		if len(want[stats.Page].Entries) == 0 || len(want[stats.Event].Entries) == 0 {
+			t.Errorf("%s: top: no page or no event: %+v", name, want)
+		}
+	}
 	// v1's filtered summary and daily series read the column store's days too.
 	checkV1 := func(stage string, days stats.Range, through time.Time) {
 		t.Helper()
@@ -139,6 +190,10 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 			if got := repository.TotalsColumnThrough(ctx, withColumns, site, days, filters); !got.Equal(wantThrough) {
 				t.Errorf("%s: the column store answers through %s, not %s", name, got.Format(time.DateOnly), wantThrough.Format(time.DateOnly))
 			}
+			if got := repository.ListColumnThrough(ctx, withColumns, site, days, filters); !got.Equal(wantThrough) {
+				t.Errorf("%s: the column store answers the lists through %s, not %s", name, got.Format(time.DateOnly), wantThrough.Format(time.DateOnly))
+			}
+			checkV1Lists(name, days, filters)
 		}
 	}
 	check := func(stage string, through time.Time) {

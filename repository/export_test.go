@@ -51,3 +51,13 @@ func TotalsColumnThrough(ctx context.Context, r *Repository, site int64, days st
 	}
 	return b.columnThrough
 }
+
+// ListColumnThrough is the last day of v1's filtered lists over days that the column store
+// answers, zero for none.
+func ListColumnThrough(ctx context.Context, r *Repository, site int64, days stats.Range, filters stats.Filters) time.Time {
+	through, _, err := r.rows(site, days, filters).columnCounts(ctx, []stats.Name{stats.Country})
+	if err != nil {
+		panic(err)
+	}
+	return through
+}

@@ -46,6 +46,19 @@ func engineFilter(f stats.Filter) (query.Filter, error) {
 	return out, nil
 }
 
+// engineFilters are v1's filters as the engine's.
+func engineFilters(filters stats.Filters) ([]query.Filter, error) {
+	var out []query.Filter
+	for _, f := range filters {
+		ef, err := engineFilter(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ef)
+	}
+	return out, nil
+}
+
 // engineField is the engine's field of a v1 filter's name.
 func engineField(f stats.Filter) (query.Field, error) {
 	switch f.Name {

@@ -201,6 +201,16 @@ func scaleEntries(entries []StatEntry, fraction float64) {
 }
 
 func (v rowReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
+	var col *columnTotals
+	if q.Name != stats.Property && columnName(q.Name) {
+		through, counts, err := v.columnCounts(ctx, []stats.Name{q.Name})
+		if err != nil {
+			return nil, 0, fmt.Errorf("stats.list: %w", err)
+		}
+		if !through.IsZero() {
+			v, col = v.after(through), counts
+		}
+	}
 	s, err := v.source(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
@@ -210,6 +220,10 @@ func (v rowReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, e
 		totals = s.propTotals(q.Property)
 	} else if totals, err = s.valueTotals(q.Name); err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
+	}
+	if col != nil {
+		totals = `SELECT value, sum(count)::bigint AS count FROM (` + totals + `
+			UNION ALL SELECT value, count FROM (` + col.sql(&s.sqlArgs) + `) AS c) AS t GROUP BY value`
 	}
 	if q.Search != "" {
 		totals = `SELECT value, count FROM (` + totals + `) AS t WHERE value ILIKE ` + s.arg(likePattern(q.Search))
@@ -227,7 +241,37 @@ func (v rowReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, e
 	return entries, total, nil
 }
 
+// Top reads the names the column store counts (columnName) from its days and the rows of the
+// others, every other name from the rows alone.
 func (v rowReader) Top(ctx context.Context, names []stats.Name, limit int) (map[stats.Name]StatList, error) {
+	var counted, rest []stats.Name
+	for _, n := range names {
+		if columnName(n) {
+			counted = append(counted, n)
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	through, col, err := v.columnCounts(ctx, counted)
+	if err != nil {
+		return nil, fmt.Errorf("stats.top: %w", err)
+	}
+	if through.IsZero() {
+		return v.top(ctx, names, limit, nil)
+	}
+	out, err := v.after(through).top(ctx, counted, limit, col)
+	if err != nil || len(rest) == 0 {
+		return out, err
+	}
+	more, err := v.top(ctx, rest, limit, nil)
+	for n, l := range more {
+		out[n] = l
+	}
+	return out, err
+}
+
+// top ranks names' values over v's rows, summed with col's counts (nil: none).
+func (v rowReader) top(ctx context.Context, names []stats.Name, limit int, col *columnTotals) (map[stats.Name]StatList, error) {
 	if len(names) == 0 {
 		return map[stats.Name]StatList{}, nil
 	}
@@ -238,6 +282,10 @@ func (v rowReader) Top(ctx context.Context, names []stats.Name, limit int) (map[
 	totals, err := s.nameTotals(names)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
+	}
+	if col != nil {
+		totals = `SELECT name, value, sum(count)::bigint AS count FROM (` + totals + `
+			UNION ALL ` + col.sql(&s.sqlArgs) + `) AS t GROUP BY name, value`
 	}
 	var out map[stats.Name]StatList
 	err = v.repo.readRows(ctx, func(tx *sqlx.Tx) (err error) {
@@ -312,12 +360,9 @@ func (v rowReader) totalsBuild(ctx context.Context, unit query.TimeUnit) (*query
 		q.Dimensions = []query.Field{{Name: "time", Level: query.TimeLevel, Time: unit}}
 		q.OrderBy = []query.Order{{Metric: -1, Dimension: 0}}
 	}
-	for _, f := range v.filters {
-		ef, err := engineFilter(f)
-		if err != nil {
-			return nil, 0, err
-		}
-		q.Filters = append(q.Filters, ef)
+	var err error
+	if q.Filters, err = engineFilters(v.filters); err != nil {
+		return nil, 0, err
 	}
 	b, err := v.repo.newBuild(ctx, v.websiteID, q, stats.Zone{})
 	if err != nil {

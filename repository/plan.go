@@ -147,13 +147,41 @@ func (b *queryBuild) columnDays(ctx context.Context) (time.Time, bool, error) {
 	if q := b.q; b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics, goalsListQuery(q)) {
 		return time.Time{}, false, nil
 	}
-	generation, err := column.GenerationOf(ctx, b.repo.db.DB, b.websiteID)
+	return b.repo.columnHeld(ctx, b.websiteID, b.q.Range.From, b.q.Range.To, b.lastClosedDay())
+}
+
+// columnHeld is the last day of from..to, from its first on, that the column store holds of
+// the website, closed by closed and still as PostgreSQL's rows (column.Forget: one
+// primary-key probe, so that a stats reset or retention on any node counts at once).
+func (r *Repository) columnHeld(ctx context.Context, websiteID int64, from, to, closed time.Time) (time.Time, bool, error) {
+	generation, err := column.GenerationOf(ctx, r.db.DB, websiteID)
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	b.repo.column.Forget(b.websiteID, generation)
-	last, ok := b.repo.column.HeldThrough(b.websiteID, b.q.Range.From, b.q.Range.To, b.lastClosedDay())
+	r.column.Forget(websiteID, generation)
+	last, ok := r.column.HeldThrough(websiteID, from, to, closed)
 	return last, ok, nil
+}
+
+// listColumnDays is the last day of v's range that the column store answers for v1's lists
+// of visit-level names and pages (columnCounts), zero for none: as columnDays, whole days of
+// an unsampled read whose filters (translated) it holds, the days closed in UTC.
+func (v rowReader) listColumnDays(ctx context.Context, filters []query.Filter) (time.Time, error) {
+	r := v.repo
+	if r.column == nil || v.days.Hours.Set || v.filters.MatchesNothing() || !column.Supports(nil, filters, []query.Metric{query.Visits}, false) {
+		return time.Time{}, nil
+	}
+	if !v.exact {
+		fraction, err := r.sampleFraction(ctx, v.websiteID, v.days)
+		if err != nil || fraction < 1 {
+			return time.Time{}, err
+		}
+	}
+	last, ok, err := r.columnHeld(ctx, v.websiteID, v.days.From, v.days.To, dayOf(r.now().UTC()).AddDate(0, 0, -closedAfter))
+	if err != nil || !ok {
+		return time.Time{}, err
+	}
+	return last, nil
 }
 
 // countNarrow counts the visitors of a read of v1's filtered rows: the column store's days are
@@ -179,10 +207,15 @@ func (b *queryBuild) goalsFor(named func(name string) bool) []column.Goal {
 	var out []column.Goal
 	for _, m := range b.goals {
 		if named(m.goal.DisplayName) {
-			out = append(out, column.Goal{Pageview: m.goal.Kind == stats.GoalPageview, Pages: m.pages, Event: m.goal.Event, Encoded: encodedEventName(m.goal.Event)})
+			out = append(out, m.columnGoal())
 		}
 	}
 	return out
+}
+
+// columnGoal is m as the column store's condition on a visit.
+func (m goalMatch) columnGoal() column.Goal {
+	return column.Goal{Pageview: m.goal.Kind == stats.GoalPageview, Pages: m.pages, Event: m.goal.Event, Encoded: encodedEventName(m.goal.Event)}
 }
 
 // startColumnGoals starts the column store's part of the goals list's counts (queryGoalCounts)

@@ -1,0 +1,109 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository/column"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// v1's filtered lists over the column store: each value's count of a visit-level name (its
+// visits) or of pages (their pageviews, of the pages the page filters keep) is a sum over
+// days, so the column store's closed days (listColumnDays) are counted by the engine's part
+// of one dimension (column.Part), the other days by the visit rows' statement, and the two
+// summed by value before the list is ranked and paged (listPage, topLists). Events and
+// properties, which the column store does not hold, are read from the rows alone.
+
+// columnName tells whether the column store counts name's values.
+func columnName(n stats.Name) bool {
+	_, _, ok := visitColumn(n)
+	return ok || n == stats.Page
+}
+
+// columnTotals are (name, value, count) rows read from the column store.
+type columnTotals struct {
+	names, values []string
+	counts        []int64
+}
+
+// sql is the rows as a SELECT of (name, value, count), their lists arguments of a.
+func (c *columnTotals) sql(a *sqlArgs) string {
+	return `SELECT name, value, count FROM unnest(` + a.arg(pq.Array(c.names)) + `::text[], ` + a.arg(pq.Array(c.values)) +
+		`::text[], ` + a.arg(pq.Array(c.counts)) + `::int8[]) AS c (name, value, count)`
+}
+
+// columnCounts reads the counts of names' values (each a columnName) over the column store's
+// days of v's range; through is the last of them, zero when it answers none (nothing read).
+func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (through time.Time, totals *columnTotals, err error) {
+	if len(names) == 0 {
+		return time.Time{}, nil, nil
+	}
+	filters, err := engineFilters(v.filters)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	if through, err = v.listColumnDays(ctx, filters); err != nil || through.IsZero() {
+		return time.Time{}, nil, err
+	}
+	var goals []column.Goal
+	if name, ok := v.filters.Get(stats.GoalName); ok {
+		// Resolved over the whole range, before a read of the other days shares it.
+		m, err := v.goal.resolve(ctx, v.repo, v.websiteID, v.days, name)
+		if err != nil {
+			return time.Time{}, nil, err
+		}
+		if m != nil {
+			goals = []column.Goal{m.columnGoal()}
+		}
+	}
+	waits := make([]func() (column.Rows, error), len(names))
+	for i, n := range names {
+		waits[i] = v.repo.column.Start(ctx, column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through,
+			Dimensions: []query.Field{listField(n)}, Filters: filters, Like: likePattern,
+			Matched: func(_ context.Context, f query.Filter) ([]string, error) {
+				return nil, fmt.Errorf("%s: v1 has no matches filter", f.Field.Name)
+			},
+			Goals: func(query.Filter) []column.Goal { return goals }})
+	}
+	totals = &columnTotals{}
+	for i, wait := range waits {
+		rows, err := wait()
+		if err != nil {
+			return time.Time{}, nil, err
+		}
+		counts := rows.Visits
+		_, d, visitLevel := visitColumn(names[i])
+		if !visitLevel {
+			counts = rows.Pageviews
+		}
+		for j, value := range rows.Keys[0] {
+			if counts[j] == 0 || value == "" && visitLevel && d.OnlyGiven {
+				continue // as valueTotals: no row of its own, or not counted (uncountedNone)
+			}
+			totals.names, totals.values = append(totals.names, string(names[i])), append(totals.values, value)
+			totals.counts = append(totals.counts, counts[j])
+		}
+	}
+	return through, totals, nil
+}
+
+// listField is the engine's dimension of a columnName.
+func listField(n stats.Name) query.Field {
+	if n == stats.Page {
+		return query.Field{Name: "event:page", Level: query.PageLevel}
+	}
+	_, d, _ := visitColumn(n)
+	return query.Field{Name: string(d.Name), Level: query.VisitLevel, Stat: d.Name}
+}
+
+// after is v's reader of the days after through (none when through is its last: its rows'
+// condition holds for no day), exact as the whole range is (listColumnDays).
+func (v rowReader) after(through time.Time) rowReader {
+	v.days, v.exact = stats.Range{From: through.AddDate(0, 0, 1), To: v.days.To}, true
+	return v
+}
