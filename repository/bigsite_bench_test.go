@@ -28,7 +28,8 @@ import (
 // BENCH_COLUMN=1 (the default) the column store holds every day but the last closedDays
 // (those the service cannot have copied: not closed yet), which the visit rows answer; with
 // BENCH_COLUMN=0 the visit rows answer everything; BENCH_COLUMN=2 times each visit-level
-// query with the visit rows alone first, as rows/visit/NAME, on the same data.
+// query and each dashboard with the visit rows alone first, as rows/visit/NAME and
+// rows/dashboard/NAME, on the same data.
 //
 //	make bench-bigsite (BENCH_RUNS runs each, default 10)
 func BenchmarkBigSite(b *testing.B) {
@@ -118,9 +119,15 @@ func BenchmarkBigSite(b *testing.B) {
 		{"goal", stats.Filters{{Name: stats.GoalName, Value: "Pages 1"}}},
 		{"property", stats.Filters{{Name: stats.Property, Key: "plan", Value: "plan-1"}}},
 	} {
-		b.Run("dashboard/"+d.name, func(b *testing.B) {
-			timeWithCPU(b, f, func() error { return dashboardReads(ctx, f.repo, site, rng, d.filters) })
-		})
+		run := func(name string, repo *repository.Repository) {
+			b.Run(name, func(b *testing.B) {
+				timeWithCPU(b, f, func() error { return dashboardReads(ctx, repo, site, rng, d.filters) })
+			})
+		}
+		if columns == 2 {
+			run("rows/dashboard/"+d.name, rowsOnly)
+		}
+		run("dashboard/"+d.name, f.repo)
 	}
 }
 
