@@ -75,6 +75,8 @@ var columnStoreV1Lists = []repository.StatQuery{
 	{Name: stats.LandingPage, SortBy: "count", Desc: true, Limit: 2, Offset: 1},
 	{Name: stats.Campaign, SortBy: "count", Desc: true, Limit: 10},
 	{Name: stats.Page, SortBy: "count", Limit: 10, Offset: 100},
+	{Name: stats.Event, SortBy: "count", Desc: true, Limit: 10},
+	{Name: stats.Event, Search: "sign", SortBy: "value", Limit: 2, Offset: 1},
 }
 
 // TestColumnStoreAgreesWithRowStore holds every answer of the engine with the column store
@@ -115,8 +117,8 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	if err := store.Sync(ctx, f.db.DB, lastClosed.AddDate(0, 0, -5)); err != nil {
 		t.Fatal(err)
 	}
-	// v1's filtered lists and top lists (the dashboard's) read them for the visit-level names
-	// and pages, the rows for the others (events), and every page of a list is the rows'.
+	// v1's filtered lists, top lists and events (the dashboard's) read them for the visit-level
+	// names, pages and events, and every page of a list is the rows'.
 	checkV1Lists := func(name string, days stats.Range, filters stats.Filters) {
 		t.Helper()
 		for _, q := range columnStoreV1Lists {
@@ -151,6 +153,17 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 		}
 		if len(want[stats.Page].Entries) == 0 || len(want[stats.Event].Entries) == 0 {
 			t.Errorf("%s: top: no page or no event: %+v", name, want)
+		}
+		wantEvents, wantDistinct, err := f.repo.RowReader(site, days, filters).Events(ctx, 3, 2)
+		if err != nil {
+			t.Fatalf("%s: events: %v", name, err)
+		}
+		gotEvents, gotDistinct, err := withColumns.RowReader(site, days, filters).Events(ctx, 3, 2)
+		if err != nil {
+			t.Fatalf("%s: events: %v", name, err)
+		}
+		if !reflect.DeepEqual(gotEvents, wantEvents) || gotDistinct != wantDistinct || len(wantEvents) == 0 {
+			t.Errorf("%s: events\ncolumns %d %+v\nrows    %d %+v", name, gotDistinct, gotEvents, wantDistinct, wantEvents)
 		}
 	}
 	// v1's filtered summary and daily series read the column store's days too.

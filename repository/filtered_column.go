@@ -13,16 +13,17 @@ import (
 )
 
 // v1's filtered lists over the column store: each value's count of a visit-level name (its
-// visits) or of pages (their pageviews, of the pages the page filters keep) is a sum over
-// days, so the column store's closed days (listColumnDays) are counted by the engine's part
-// of one dimension (column.Part), the other days by the visit rows' statement, and the two
-// summed by value before the list is ranked and paged (listPage, topLists). Events and
-// properties, which the column store does not hold, are read from the rows alone.
+// visits), of pages (their pageviews, of the pages the page filters keep) or of events is a
+// sum over days, so the column store's closed days (listColumnDays) are counted by the
+// engine's part of one dimension (column.Part; the events by column.StartEvents), the other
+// days by the visit rows' statement, and the two summed by value before the list is ranked
+// and paged (listPage, topLists, eventGroups). Properties, which the column store does not
+// hold, are read from the rows alone.
 
 // columnName tells whether the column store counts name's values.
 func columnName(n stats.Name) bool {
 	_, _, ok := visitColumn(n)
-	return ok || n == stats.Page
+	return ok || n == stats.Page || n == stats.Event
 }
 
 // columnTotals are (name, value, count) rows read from the column store.
@@ -61,27 +62,28 @@ func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (throug
 			goals = []column.Goal{m.columnGoal()}
 		}
 	}
-	waits := make([]func() (column.Rows, error), len(names))
+	waits := make([]func() ([]string, []int64, error), len(names))
 	for i, n := range names {
-		waits[i] = v.repo.column.Start(ctx, column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through,
-			Dimensions: []query.Field{listField(n)}, Filters: filters, Like: likePattern,
+		p := column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through, Filters: filters, Like: likePattern,
 			Matched: func(_ context.Context, f query.Filter) ([]string, error) {
 				return nil, fmt.Errorf("%s: v1 has no matches filter", f.Field.Name)
 			},
-			Goals: func(query.Filter) []column.Goal { return goals }})
+			Goals: func(query.Filter) []column.Goal { return goals }}
+		if n == stats.Event {
+			waits[i] = v.repo.column.StartEvents(ctx, p)
+		} else {
+			p.Dimensions = []query.Field{listField(n)}
+			waits[i] = partCounts(n, v.repo.column.Start(ctx, p))
+		}
 	}
 	totals = &columnTotals{}
 	for i, wait := range waits {
-		rows, err := wait()
+		values, counts, err := wait()
 		if err != nil {
 			return time.Time{}, nil, err
 		}
-		counts := rows.Visits
 		_, d, visitLevel := visitColumn(names[i])
-		if !visitLevel {
-			counts = rows.Pageviews
-		}
-		for j, value := range rows.Keys[0] {
+		for j, value := range values {
 			if counts[j] == 0 || value == "" && visitLevel && d.OnlyGiven {
 				continue // as valueTotals: no row of its own, or not counted (uncountedNone)
 			}
@@ -90,6 +92,27 @@ func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (throug
 		}
 	}
 	return through, totals, nil
+}
+
+// partCounts are the values and counts of a part of name's one dimension: its visits, a
+// page's pageviews.
+func partCounts(n stats.Name, wait func() (column.Rows, error)) func() ([]string, []int64, error) {
+	return func() ([]string, []int64, error) {
+		rows, err := wait()
+		if err != nil {
+			return nil, nil, err
+		}
+		if n == stats.Page {
+			return rows.Keys[0], rows.Pageviews, nil
+		}
+		return rows.Keys[0], rows.Visits, nil
+	}
+}
+
+// sumValues is the (value, count) SQL totals of s's rows summed with col's, by value.
+func (s *rowSource) sumValues(totals string, col *columnTotals) string {
+	return `SELECT value, sum(count)::bigint AS count FROM (` + totals + `
+		UNION ALL SELECT value, count FROM (` + col.sql(&s.sqlArgs) + `) AS c) AS t GROUP BY value`
 }
 
 // listField is the engine's dimension of a columnName.

@@ -222,8 +222,7 @@ func (v rowReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, e
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
 	if col != nil {
-		totals = `SELECT value, sum(count)::bigint AS count FROM (` + totals + `
-			UNION ALL SELECT value, count FROM (` + col.sql(&s.sqlArgs) + `) AS c) AS t GROUP BY value`
+		totals = s.sumValues(totals, col)
 	}
 	if q.Search != "" {
 		totals = `SELECT value, count FROM (` + totals + `) AS t WHERE value ILIKE ` + s.arg(likePattern(q.Search))
@@ -302,6 +301,13 @@ func (v rowReader) top(ctx context.Context, names []stats.Name, limit int, col *
 }
 
 func (v rowReader) Events(ctx context.Context, limit, valuesEach int) ([]EventGroup, int64, error) {
+	through, col, err := v.columnCounts(ctx, []stats.Name{stats.Event})
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
+	}
+	if !through.IsZero() {
+		v = v.after(through)
+	}
 	s, err := v.source(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
@@ -309,6 +315,9 @@ func (v rowReader) Events(ctx context.Context, limit, valuesEach int) ([]EventGr
 	totals, err := s.valueTotals(stats.Event)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
+	}
+	if col != nil {
+		totals = s.sumValues(totals, col)
 	}
 	var groups []EventGroup
 	var distinct int64

@@ -26,7 +26,7 @@ import (
 )
 
 // schemaVersion names the file's layout: a file of another version is made again.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // FileName is the store's file in its directory.
 const FileName = "visits.duckdb"
@@ -184,7 +184,8 @@ func textColumns() []string {
 // visits, NULL when it has one, so that visitors are counted without a distinct count of most,
 // its visitor, and its hits for the hit-level questions: its pages in order (one a pageview),
 // its events' names as sent (names, one an event) and, for a row written before names were
-// kept, the names its events hold encoded (oldnames; see oldNamesSQL).
+// kept, the names its events hold encoded (oldnames; see oldNamesSQL), and its events as the
+// event statistic writes them (evs: name:value:unit, one an event), which v1's event lists count.
 func schemaSQL() string {
 	var cols strings.Builder
 	for _, c := range textColumns() {
@@ -196,7 +197,7 @@ func schemaSQL() string {
 		CREATE TABLE visits (website_id BIGINT NOT NULL, day DATE NOT NULL, hour SMALLINT NOT NULL,
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
 			rkey BIGINT, visitor INTEGER NOT NULL, pages VARCHAR[] NOT NULL, names VARCHAR[] NOT NULL,
-			oldnames VARCHAR[] NOT NULL%s);`, schemaVersion, cols.String())
+			oldnames VARCHAR[] NOT NULL, evs VARCHAR[] NOT NULL%s);`, schemaVersion, cols.String())
 }
 
 func (s *Store) markHeld(site int64, day time.Time, generation int64) {
@@ -422,7 +423,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return err
 	}
 	src, err := pg.QueryContext(ctx, `SELECT hour, pageviews, cardinality(events), bounce, seconds,
-			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, `+strings.Join(cols, ", ")+`
+			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, events, `+strings.Join(cols, ", ")+`
 		FROM visit_rows WHERE website_id = $1 AND day = $2`, site, day.Format(time.DateOnly))
 	if err != nil {
 		return fmt.Errorf("column store: read day %s of %d: %w", day.Format(time.DateOnly), site, err)
@@ -445,15 +446,15 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		if err != nil {
 			return err
 		}
-		const fixed = 12 // the columns before the visit-level values
+		const fixed = 13 // the columns before the visit-level values
 		values := make([]driver.Value, fixed+len(cols))
 		scan := make([]any, fixed-2+len(cols))
 		var hour, pageviews, events, seconds, visitor int64
 		var bounce bool
 		var repeated sql.NullInt64
-		var pages, names, oldNames pq.StringArray
+		var pages, names, oldNames, evs pq.StringArray
 		texts := make([]string, len(cols))
-		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames})
+		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames, &evs})
 		for i := range texts {
 			scan[fixed-2+i] = &texts[i]
 		}
@@ -467,7 +468,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 				rkey = dayNumber<<32 | (repeated.Int64 & 0xFFFFFFFF)
 			}
 			copy(values, []driver.Value{site, dayOf(day), int16(hour), int32(pageviews), int32(events), bounce, int32(seconds), rkey,
-				int32(visitor), []string(nonNil(pages)), []string(nonNil(names)), []string(nonNil(oldNames))})
+				int32(visitor), []string(nonNil(pages)), []string(nonNil(names)), []string(nonNil(oldNames)), []string(nonNil(evs))})
 			for i, t := range texts {
 				values[fixed+i] = t
 			}

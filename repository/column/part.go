@@ -156,13 +156,9 @@ func (s *Store) read(ctx context.Context, sqlText string, args []any, n int) (Ro
 // when its visit has no earlier pageview of its page), grouped by the dimensions' keys and,
 // counting visitors, by rkey, as the engine's perVisit and perVisitor.
 func (b *partBuild) statement(ctx context.Context) (string, error) {
-	conds := []string{b.rangeCond()}
-	for _, f := range b.p.Filters {
-		c, err := b.cond(ctx, f)
-		if err != nil {
-			return "", err
-		}
-		conds = append(conds, c)
+	where, err := b.where(ctx)
+	if err != nil {
+		return "", err
 	}
 	pages, err := b.pagesKept(ctx)
 	if err != nil {
@@ -173,7 +169,6 @@ func (b *partBuild) statement(ctx context.Context) (string, error) {
 	for i, f := range b.p.Dimensions {
 		keys, outer = append(keys, fmt.Sprintf("%s AS k%d, ", b.key(f), i)), append(outer, fmt.Sprintf("k%d", i))
 	}
-	where := strings.Join(conds, " AND ")
 	var u string
 	if page {
 		hits := ""
@@ -211,6 +206,65 @@ func (b *partBuild) statement(ctx context.Context) (string, error) {
 		count(*) FILTER (WHERE first), coalesce(sum(pv), 0)::BIGINT, coalesce(sum(ev), 0)::BIGINT,
 		count(*) FILTER (WHERE first AND bounce), coalesce(sum(seconds) FILTER (WHERE first), 0)::BIGINT
 		FROM (` + u + `) AS u` + groupBy, nil
+}
+
+// where is the condition of the part's visits: its website, days and filters.
+func (b *partBuild) where(ctx context.Context) (string, error) {
+	conds := []string{b.rangeCond()}
+	for _, f := range b.p.Filters {
+		c, err := b.cond(ctx, f)
+		if err != nil {
+			return "", err
+		}
+		conds = append(conds, c)
+	}
+	return strings.Join(conds, " AND "), nil
+}
+
+// StartEvents counts, beside the caller, the values of the event statistic (name:value:unit,
+// as v1's event lists read them) of the part's visits (p.Dimensions unused); wait returns each
+// value and its count.
+func (s *Store) StartEvents(ctx context.Context, p Part) (wait func() ([]string, []int64, error)) {
+	b := &partBuild{p: p}
+	where, err := b.where(ctx)
+	if err != nil {
+		return func() ([]string, []int64, error) { return nil, nil, err }
+	}
+	sqlText := b.with() + `SELECT e, count(*)::BIGINT FROM (SELECT unnest(evs) AS e FROM visits WHERE ` + where + `) AS u GROUP BY e`
+	done := make(chan struct{})
+	var values []string
+	var counts []int64
+	go func() {
+		defer close(done)
+		values, counts, err = s.readCounts(ctx, sqlText, b.args)
+	}()
+	return func() ([]string, []int64, error) {
+		<-done
+		return values, counts, err
+	}
+}
+
+// readCounts runs a statement of (value, count) rows.
+func (s *Store) readCounts(ctx context.Context, sqlText string, args []any) ([]string, []int64, error) {
+	rows, err := s.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("column store: read: %w", err)
+	}
+	defer rows.Close()
+	var values []string
+	var counts []int64
+	for rows.Next() {
+		var v string
+		var n int64
+		if err := rows.Scan(&v, &n); err != nil {
+			return nil, nil, fmt.Errorf("column store: read: %w", err)
+		}
+		values, counts = append(values, v), append(counts, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("column store: read: %w", err)
+	}
+	return values, counts, nil
 }
 
 // rangeCond is the condition of the part's website and days.
