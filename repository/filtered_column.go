@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lib/pq"
@@ -15,7 +16,8 @@ import (
 // v1's filtered lists over the column store: each value's count of a visit-level name (its
 // visits), of pages (their pageviews, of the pages the page filters keep) or of events is a
 // sum over days, so the column store's closed days (listColumnDays) are counted by the
-// engine's part of one dimension (column.Part; the events by column.StartEvents), the other
+// engine's part (column.Part: the pages; column.StartCounts: the visit-level names in one
+// scan; column.StartEvents: the events), the other
 // days by the visit rows' statement, and the two summed by value before the list is ranked
 // and paged (listPage, topLists, eventGroups). Properties, which the column store does not
 // hold, are read from the rows alone.
@@ -62,18 +64,39 @@ func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (throug
 			goals = []column.Goal{m.columnGoal()}
 		}
 	}
+	p := column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through, Filters: filters, Like: likePattern,
+		Matched: func(_ context.Context, f query.Filter) ([]string, error) {
+			return nil, fmt.Errorf("%s: v1 has no matches filter", f.Field.Name)
+		},
+		Goals: func(query.Filter) []column.Goal { return goals }}
+	// The visit-level names in one scan, pages and events in one each.
+	var visitLevel []query.Field
+	var visitNames []stats.Name
 	waits := make([]func() ([]string, []int64, error), len(names))
 	for i, n := range names {
-		p := column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through, Filters: filters, Like: likePattern,
-			Matched: func(_ context.Context, f query.Filter) ([]string, error) {
-				return nil, fmt.Errorf("%s: v1 has no matches filter", f.Field.Name)
-			},
-			Goals: func(query.Filter) []column.Goal { return goals }}
-		if n == stats.Event {
+		switch n {
+		case stats.Event:
 			waits[i] = v.repo.column.StartEvents(ctx, p)
-		} else {
-			p.Dimensions = []query.Field{listField(n)}
-			waits[i] = partCounts(n, v.repo.column.Start(ctx, p))
+		case stats.Page:
+			p := p
+			p.Dimensions = []query.Field{{Name: "event:page", Level: query.PageLevel}}
+			waits[i] = pageCounts(v.repo.column.Start(ctx, p))
+		default:
+			visitLevel, visitNames = append(visitLevel, listField(n)), append(visitNames, n)
+		}
+	}
+	if len(visitLevel) > 0 {
+		waitSets := v.repo.column.StartCounts(ctx, p, visitLevel)
+		for i, n := range names {
+			if j := slices.Index(visitNames, n); j >= 0 {
+				waits[i] = func() ([]string, []int64, error) {
+					values, counts, err := waitSets()
+					if err != nil {
+						return nil, nil, err
+					}
+					return values[j], counts[j], nil
+				}
+			}
 		}
 	}
 	totals = &columnTotals{}
@@ -94,18 +117,14 @@ func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (throug
 	return through, totals, nil
 }
 
-// partCounts are the values and counts of a part of name's one dimension: its visits, a
-// page's pageviews.
-func partCounts(n stats.Name, wait func() (column.Rows, error)) func() ([]string, []int64, error) {
+// pageCounts are the pages and pageviews of a part of the event:page dimension.
+func pageCounts(wait func() (column.Rows, error)) func() ([]string, []int64, error) {
 	return func() ([]string, []int64, error) {
 		rows, err := wait()
 		if err != nil {
 			return nil, nil, err
 		}
-		if n == stats.Page {
-			return rows.Keys[0], rows.Pageviews, nil
-		}
-		return rows.Keys[0], rows.Visits, nil
+		return rows.Keys[0], rows.Pageviews, nil
 	}
 }
 
@@ -115,11 +134,8 @@ func (s *rowSource) sumValues(totals string, col *columnTotals) string {
 		UNION ALL SELECT value, count FROM (` + col.sql(&s.sqlArgs) + `) AS c) AS t GROUP BY value`
 }
 
-// listField is the engine's dimension of a columnName.
+// listField is the engine's dimension of a visit-level name.
 func listField(n stats.Name) query.Field {
-	if n == stats.Page {
-		return query.Field{Name: "event:page", Level: query.PageLevel}
-	}
 	_, d, _ := visitColumn(n)
 	return query.Field{Name: string(d.Name), Level: query.VisitLevel, Stat: d.Name}
 }

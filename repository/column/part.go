@@ -244,6 +244,59 @@ func (s *Store) StartEvents(ctx context.Context, p Part) (wait func() ([]string,
 	}
 }
 
+// StartCounts counts, beside the caller, the part's visits by each value of each of the
+// visit-level fields (p.Dimensions unused) in one scan of them (GROUPING SETS, as v1's lists of
+// several names are read from the rows), so that the filters are tested once; wait returns
+// each field's values and counts, in fields' order.
+func (s *Store) StartCounts(ctx context.Context, p Part, fields []query.Field) (wait func() ([][]string, [][]int64, error)) {
+	b := &partBuild{p: p}
+	where, err := b.where(ctx)
+	if err != nil {
+		return func() ([][]string, [][]int64, error) { return nil, nil, err }
+	}
+	var cols, sets []string
+	var which strings.Builder
+	for i, f := range fields {
+		c := column(f)
+		cols, sets = append(cols, c), append(sets, "("+c+")")
+		fmt.Fprintf(&which, " WHEN GROUPING(%s) = 0 THEN %d", c, i)
+	}
+	sqlText := b.with() + `SELECT CASE` + which.String() + ` END, coalesce(` + strings.Join(cols, ", ") + `), count(*)::BIGINT
+		FROM visits WHERE ` + where + ` GROUP BY GROUPING SETS (` + strings.Join(sets, ", ") + `)`
+	done := make(chan struct{})
+	values, counts := make([][]string, len(fields)), make([][]int64, len(fields))
+	go func() {
+		defer close(done)
+		err = s.readSets(ctx, sqlText, b.args, values, counts)
+	}()
+	return func() ([][]string, [][]int64, error) {
+		<-done
+		return values, counts, err
+	}
+}
+
+// readSets runs a statement of (set, value, count) rows into each set's values and counts.
+func (s *Store) readSets(ctx context.Context, sqlText string, args []any, values [][]string, counts [][]int64) error {
+	rows, err := s.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return fmt.Errorf("column store: read: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var set int
+		var v string
+		var n int64
+		if err := rows.Scan(&set, &v, &n); err != nil {
+			return fmt.Errorf("column store: read: %w", err)
+		}
+		values[set], counts[set] = append(values[set], v), append(counts[set], n)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("column store: read: %w", err)
+	}
+	return nil
+}
+
 // readCounts runs a statement of (value, count) rows.
 func (s *Store) readCounts(ctx context.Context, sqlText string, args []any) ([]string, []int64, error) {
 	rows, err := s.db.QueryContext(ctx, sqlText, args...)
