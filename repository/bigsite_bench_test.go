@@ -29,7 +29,8 @@ import (
 // (those the service cannot have copied: not closed yet), which the visit rows answer; with
 // BENCH_COLUMN=0 the visit rows answer everything; BENCH_COLUMN=2 times each visit-level
 // query and each dashboard with the visit rows alone first, as rows/visit/NAME and
-// rows/dashboard/NAME, on the same data.
+// rows/dashboard/NAME, on the same data. BENCH_PARTS=1 also times each of a dashboard's reads
+// alone, as parts/NAME/READ.
 //
 //	make bench-bigsite (BENCH_RUNS runs each, default 10)
 func BenchmarkBigSite(b *testing.B) {
@@ -54,6 +55,7 @@ func BenchmarkBigSite(b *testing.B) {
 	b.Logf("seeded a year of counters in %v", time.Since(start).Round(time.Second))
 	logFilterStorage(b, f)
 	columns := benchKnob(b, "BENCH_COLUMN", 1, 0)
+	parts := benchKnob(b, "BENCH_PARTS", 0, 0)
 	rowsOnly := repository.New(f.db, nil)
 	if columns > 0 {
 		useColumnStore(b, f, last.AddDate(0, 0, -closedDays))
@@ -128,6 +130,13 @@ func BenchmarkBigSite(b *testing.B) {
 			run("rows/dashboard/"+d.name, rowsOnly)
 		}
 		run("dashboard/"+d.name, f.repo)
+		if parts == 1 {
+			for _, part := range dashboardParts(f.repo, site, rng, d.filters) {
+				b.Run("parts/"+d.name+"/"+part.name, func(b *testing.B) {
+					timeWithCPU(b, f, func() error { return part.read(ctx) })
+				})
+			}
+		}
 	}
 }
 

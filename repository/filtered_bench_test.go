@@ -158,9 +158,25 @@ func pageListWithEngagement(ctx context.Context, reader repository.Reader, rows 
 }
 
 // dashboardReads are the reads of pages/dashboard.go's dashboardData that depend on the filters,
-// run at once as it runs them: the top pages and their engagement, the other top lists, the events, the chart's
-// series, the summaries of the range and of the one before.
+// run at once as it runs them (dashboardParts).
 func dashboardReads(ctx context.Context, repo *repository.Repository, site int64, rng stats.Range, filters stats.Filters) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for _, part := range dashboardParts(repo, site, rng, filters) {
+		g.Go(func() error { return part.read(ctx) })
+	}
+	return g.Wait()
+}
+
+// dashboardPart is one of the dashboard's reads.
+type dashboardPart struct {
+	name string
+	read func(ctx context.Context) error
+}
+
+// dashboardParts are the dashboard's reads that depend on the filters: the top pages and their
+// engagement, the other top lists, the events, the chart's series, the summaries of the range
+// and of the one before.
+func dashboardParts(repo *repository.Repository, site int64, rng stats.Range, filters stats.Filters) []dashboardPart {
 	var others []stats.Name
 	for _, n := range stats.Names {
 		if n != stats.Page && n != stats.Pageview && n != stats.Visitor && n != stats.Visit {
@@ -168,25 +184,31 @@ func dashboardReads(ctx context.Context, repo *repository.Repository, site int64
 		}
 	}
 	reader := repo.Reader(site, rng, filters)
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		top, err := reader.Top(ctx, []stats.Name{stats.Page}, 10)
-		if err != nil {
+	return []dashboardPart{
+		{"pages", func(ctx context.Context) error {
+			top, err := reader.Top(ctx, []stats.Name{stats.Page}, 10)
+			if err != nil {
+				return err
+			}
+			pages := make([]string, len(top[stats.Page].Entries))
+			for i, e := range top[stats.Page].Entries {
+				pages[i] = e.Value
+			}
+			_, err = reader.Engagement(ctx, pages)
 			return err
-		}
-		pages := make([]string, len(top[stats.Page].Entries))
-		for i, e := range top[stats.Page].Entries {
-			pages[i] = e.Value
-		}
-		_, err = reader.Engagement(ctx, pages)
-		return err
-	})
-	g.Go(func() error { _, err := reader.Top(ctx, others, 10); return err })
-	g.Go(func() error { _, _, err := reader.Events(ctx, 10, 5); return err })
-	g.Go(func() error { _, err := reader.Series(ctx, stats.Daily, stats.FixedZone(time.UTC)); return err })
-	g.Go(func() error { _, err := reader.Totals(ctx); return err })
-	g.Go(func() error { _, err := repo.Reader(site, rng.Previous(), filters).Totals(ctx); return err })
-	return g.Wait()
+		}},
+		{"lists", func(ctx context.Context) error { _, err := reader.Top(ctx, others, 10); return err }},
+		{"events", func(ctx context.Context) error { _, _, err := reader.Events(ctx, 10, 5); return err }},
+		{"series", func(ctx context.Context) error {
+			_, err := reader.Series(ctx, stats.Daily, stats.FixedZone(time.UTC))
+			return err
+		}},
+		{"summary", func(ctx context.Context) error { _, err := reader.Totals(ctx); return err }},
+		{"summary_before", func(ctx context.Context) error {
+			_, err := repo.Reader(site, rng.Previous(), filters).Totals(ctx)
+			return err
+		}},
+	}
 }
 
 // logFilterStorage logs what visit_rows takes (table, TOAST and indexes of every partition) per
