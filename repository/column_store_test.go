@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,17 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 		}
 	}
 	repotest.WriteVisitRows(t, f.db, site, visits)
+	// Engagement on most visits' pages, some of it without time or without a scroll depth
+	// (NULL elements), none on a quarter of the visits.
+	if _, err := f.db.Exec(`UPDATE visit_rows SET engaged_pages = e.pages, engaged_ms = e.ms, scroll_depth = e.depth
+		FROM (SELECT id, array_agg(p ORDER BY n) AS pages,
+				array_agg(CASE WHEN (visitor + n) % 5 = 0 THEN NULL ELSE abs(visitor % 997) * 37 + n END ORDER BY n) AS ms,
+				array_agg(CASE WHEN (visitor + n) % 4 = 1 THEN NULL ELSE abs(visitor + n) % 101 END ORDER BY n)::smallint[] AS depth
+			FROM visit_rows, unnest(pages) WITH ORDINALITY AS u (p, n)
+			WHERE website_id = $1 AND id % 4 <> 0 GROUP BY id) AS e
+		WHERE visit_rows.website_id = $1 AND visit_rows.id = e.id`, site); err != nil {
+		t.Fatal(err)
+	}
 	for _, g := range []stats.Goal{{Kind: stats.GoalPageview, Page: "/blog/*", DisplayName: "Blog"},
 		{Kind: stats.GoalPageview, Page: "/**", DisplayName: "Every page"}, {Kind: stats.GoalEvent, Event: "Signup", DisplayName: "Signup"}} {
 		if _, err := f.repo.CreateGoal(ctx, site, g); err != nil {
@@ -153,6 +165,18 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 		}
 		if len(want[stats.Page].Entries) == 0 || len(want[stats.Event].Entries) == 0 {
 			t.Errorf("%s: top: no page or no event: %+v", name, want)
+		}
+		pages := []string{"/", "/pricing", "/docs", "/blog/a", "/blog/b", "/about", "/100%", "/a_b", `/q'"uote`, "/ünï", "/none"}
+		wantEngagement, err := f.repo.RowReader(site, days, filters).Engagement(ctx, pages)
+		if err != nil {
+			t.Fatalf("%s: engagement: %v", name, err)
+		}
+		gotEngagement, err := withColumns.RowReader(site, days, filters).Engagement(ctx, pages)
+		if err != nil {
+			t.Fatalf("%s: engagement: %v", name, err)
+		}
+		if !reflect.DeepEqual(gotEngagement, wantEngagement) || wantEngagement["/"].TimeOnPage == nil || wantEngagement["/"].ScrollDepth == nil {
+			t.Errorf("%s: engagement\ncolumns %s\nrows    %s", name, engagementText(gotEngagement), engagementText(wantEngagement))
 		}
 		wantEvents, wantDistinct, err := f.repo.RowReader(site, days, filters).Events(ctx, 3, 2)
 		if err != nil {
@@ -330,4 +354,20 @@ func useTestColumnStore(t *testing.T, f fixture, site int64, from, to time.Time)
 	if last, ok := store.HeldThrough(site, from, to, to); !ok || !last.Equal(to) {
 		t.Fatalf("the column store holds %s..%s through %v (%v)", from.Format(time.DateOnly), to.Format(time.DateOnly), last, ok)
 	}
+}
+
+// engagementText is a page's engagement as text, pages in order.
+func engagementText(m map[string]repository.PageEngagement) string {
+	var out []string
+	for page, e := range m {
+		text := func(n *int) string {
+			if n == nil {
+				return "-"
+			}
+			return fmt.Sprint(*n)
+		}
+		out = append(out, page+":"+text(e.TimeOnPage)+"/"+text(e.ScrollDepth))
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -70,6 +71,16 @@ func (v rowReader) Engagement(ctx context.Context, pages []string) (map[string]P
 	if len(pages) == 0 {
 		return nil, nil
 	}
+	// The column store's days (columnPart) and the rows' of the others: the four numbers are
+	// sums over days.
+	through, p, err := v.columnPart(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stats.engagement: %w", err)
+	}
+	columnSums := func() ([]column.PageEngagement, error) { return nil, nil }
+	if !through.IsZero() {
+		columnSums, v = v.repo.column.StartEngagement(ctx, p, pages), v.after(through)
+	}
 	s, err := v.source(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stats.engagement: %w", err)
@@ -89,11 +100,25 @@ func (v rowReader) Engagement(ctx context.Context, pages []string) (map[string]P
 	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, query, s.args...) }); err != nil {
 		return nil, fmt.Errorf("stats.engagement: %w", err)
 	}
-	out := make(map[string]PageEngagement, len(rows))
+	sums := make(map[string]column.PageEngagement, len(rows))
 	for _, r := range rows {
-		out[r.Value] = PageEngagement{
-			TimeOnPage:  mean(r.EngagedMs, r.EngagedVisit, 1000),
-			ScrollDepth: mean(r.ScrollSum, r.ScrollVisit, 1),
+		sums[r.Value] = column.PageEngagement{EngagedVisits: r.EngagedVisit, EngagedMs: r.EngagedMs, ScrollVisits: r.ScrollVisit, ScrollSum: r.ScrollSum}
+	}
+	more, err := columnSums()
+	if err != nil {
+		return nil, fmt.Errorf("stats.engagement: %w", err)
+	}
+	for _, m := range more {
+		e := sums[m.Page]
+		e.EngagedVisits, e.EngagedMs, e.ScrollVisits, e.ScrollSum = e.EngagedVisits+m.EngagedVisits, e.EngagedMs+m.EngagedMs,
+			e.ScrollVisits+m.ScrollVisits, e.ScrollSum+m.ScrollSum
+		sums[m.Page] = e
+	}
+	out := make(map[string]PageEngagement, len(sums))
+	for page, e := range sums {
+		out[page] = PageEngagement{
+			TimeOnPage:  mean(e.EngagedMs, e.EngagedVisits, 1000),
+			ScrollDepth: mean(e.ScrollSum, e.ScrollVisits, 1),
 		}
 	}
 	return out, nil

@@ -40,35 +40,45 @@ func (c *columnTotals) sql(a *sqlArgs) string {
 		`::text[], ` + a.arg(pq.Array(c.counts)) + `::int8[]) AS c (name, value, count)`
 }
 
-// columnCounts reads the counts of names' values (each a columnName) over the column store's
-// days of v's range; through is the last of them, zero when it answers none (nothing read).
-func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (through time.Time, totals *columnTotals, err error) {
-	if len(names) == 0 {
-		return time.Time{}, nil, nil
-	}
+// columnPart is the column store's part of v's reads: its days of the range through through
+// (listColumnDays), with v's filters; through is zero when it answers none.
+func (v rowReader) columnPart(ctx context.Context) (through time.Time, p column.Part, err error) {
 	filters, err := engineFilters(v.filters)
 	if err != nil {
-		return time.Time{}, nil, err
+		return time.Time{}, p, err
 	}
 	if through, err = v.listColumnDays(ctx, filters); err != nil || through.IsZero() {
-		return time.Time{}, nil, err
+		return time.Time{}, p, err
 	}
 	var goals []column.Goal
 	if name, ok := v.filters.Get(stats.GoalName); ok {
 		// Resolved over the whole range, before a read of the other days shares it.
 		m, err := v.goal.resolve(ctx, v.repo, v.websiteID, v.days, name)
 		if err != nil {
-			return time.Time{}, nil, err
+			return time.Time{}, p, err
 		}
 		if m != nil {
 			goals = []column.Goal{m.columnGoal()}
 		}
 	}
-	p := column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through, Filters: filters, Like: likePattern,
+	p = column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through, Filters: filters, Like: likePattern,
 		Matched: func(_ context.Context, f query.Filter) ([]string, error) {
 			return nil, fmt.Errorf("%s: v1 has no matches filter", f.Field.Name)
 		},
 		Goals: func(query.Filter) []column.Goal { return goals }}
+	return through, p, nil
+}
+
+// columnCounts reads the counts of names' values (each a columnName) over the column store's
+// days of v's range; through is the last of them, zero when it answers none (nothing read).
+func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (through time.Time, totals *columnTotals, err error) {
+	if len(names) == 0 {
+		return time.Time{}, nil, nil
+	}
+	through, p, err := v.columnPart(ctx)
+	if err != nil || through.IsZero() {
+		return time.Time{}, nil, err
+	}
 	// The visit-level names in one scan, pages and events in one each.
 	var visitLevel []query.Field
 	var visitNames []stats.Name

@@ -184,8 +184,9 @@ func textColumns() []string {
 // visits, NULL when it has one, so that visitors are counted without a distinct count of most,
 // its visitor, and its hits for the hit-level questions: its pages in order (one a pageview),
 // its events' names as sent (names, one an event) and, for a row written before names were
-// kept, the names its events hold encoded (oldnames; see oldNamesSQL), and its events as the
-// event statistic writes them (evs: name:value:unit, one an event), which v1's event lists count.
+// kept, the names its events hold encoded (oldnames; see oldNamesSQL), its events as the
+// event statistic writes them (evs: name:value:unit, one an event), which v1's event lists
+// count, and its engagement (engagementSQL).
 func schemaSQL() string {
 	var cols strings.Builder
 	for _, c := range textColumns() {
@@ -197,7 +198,8 @@ func schemaSQL() string {
 		CREATE TABLE visits (website_id BIGINT NOT NULL, day DATE NOT NULL, hour SMALLINT NOT NULL,
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
 			rkey BIGINT, visitor INTEGER NOT NULL, pages VARCHAR[] NOT NULL, names VARCHAR[] NOT NULL,
-			oldnames VARCHAR[] NOT NULL, evs VARCHAR[] NOT NULL%s);`, schemaVersion, cols.String())
+			oldnames VARCHAR[] NOT NULL, evs VARCHAR[] NOT NULL,
+			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL%s);`, schemaVersion, cols.String())
 }
 
 func (s *Store) markHeld(site int64, day time.Time, generation int64) {
@@ -405,10 +407,26 @@ func (s *Store) dropGone(ctx context.Context, pg *sql.DB) error {
 // its name, a ':' as a space, before the first ':'), and none for any other row.
 const oldNamesSQL = `CASE WHEN event_names = '{}' AND events <> '{}' THEN ARRAY(SELECT split_part(e, ':', 1) FROM unnest(events) AS e) ELSE '{}' END`
 
+// engagementSQL is the SQL of a visit row's engagement as the file keeps it: the pages it sent
+// engagement for (eng_pages) and, aligned with them, its engaged milliseconds (eng_ms) and
+// deepest scroll depth (eng_depth) on each, -1 where it sent none of that kind (the rows'
+// NULL element); empty lists for a row without engagement.
+const engagementSQL = `coalesce(engaged_pages, '{}'),
+	ARRAY(SELECT coalesce(x, -1)::bigint FROM unnest(engaged_ms) WITH ORDINALITY AS u (x, n) ORDER BY n),
+	ARRAY(SELECT coalesce(x, -1)::bigint FROM unnest(scroll_depth) WITH ORDINALITY AS u (x, n) ORDER BY n)`
+
 // nonNil is an array's values, an empty list for none.
 func nonNil(a pq.StringArray) pq.StringArray {
 	if a == nil {
 		return pq.StringArray{}
+	}
+	return a
+}
+
+// nonNilInts is an array's values, an empty list for none.
+func nonNilInts(a pq.Int64Array) []int64 {
+	if a == nil {
+		return []int64{}
 	}
 	return a
 }
@@ -423,7 +441,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return err
 	}
 	src, err := pg.QueryContext(ctx, `SELECT hour, pageviews, cardinality(events), bounce, seconds,
-			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, events, `+strings.Join(cols, ", ")+`
+			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, events, `+engagementSQL+`, `+strings.Join(cols, ", ")+`
 		FROM visit_rows WHERE website_id = $1 AND day = $2`, site, day.Format(time.DateOnly))
 	if err != nil {
 		return fmt.Errorf("column store: read day %s of %d: %w", day.Format(time.DateOnly), site, err)
@@ -446,15 +464,17 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		if err != nil {
 			return err
 		}
-		const fixed = 13 // the columns before the visit-level values
+		const fixed = 16 // the columns before the visit-level values
 		values := make([]driver.Value, fixed+len(cols))
 		scan := make([]any, fixed-2+len(cols))
 		var hour, pageviews, events, seconds, visitor int64
 		var bounce bool
 		var repeated sql.NullInt64
-		var pages, names, oldNames, evs pq.StringArray
+		var pages, names, oldNames, evs, engPages pq.StringArray
+		var engMs, engDepth pq.Int64Array
 		texts := make([]string, len(cols))
-		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames, &evs})
+		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames, &evs,
+			&engPages, &engMs, &engDepth})
 		for i := range texts {
 			scan[fixed-2+i] = &texts[i]
 		}
@@ -468,7 +488,8 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 				rkey = dayNumber<<32 | (repeated.Int64 & 0xFFFFFFFF)
 			}
 			copy(values, []driver.Value{site, dayOf(day), int16(hour), int32(pageviews), int32(events), bounce, int32(seconds), rkey,
-				int32(visitor), []string(nonNil(pages)), []string(nonNil(names)), []string(nonNil(oldNames)), []string(nonNil(evs))})
+				int32(visitor), []string(nonNil(pages)), []string(nonNil(names)), []string(nonNil(oldNames)), []string(nonNil(evs)),
+				[]string(nonNil(engPages)), nonNilInts(engMs), nonNilInts(engDepth)})
 			for i, t := range texts {
 				values[fixed+i] = t
 			}

@@ -297,6 +297,59 @@ func (s *Store) readSets(ctx context.Context, sqlText string, args []any, values
 	return nil
 }
 
+// PageEngagement are a page's engagement sums over a part's visits: how many sent engaged
+// time for it and its sum in milliseconds, how many sent a scroll depth and its sum.
+type PageEngagement struct {
+	Page                     string
+	EngagedVisits, EngagedMs int64
+	ScrollVisits, ScrollSum  int64
+}
+
+// StartEngagement sums, beside the caller, the engagement of the part's visits on the pages
+// (p.Dimensions unused); wait returns the pages' that have some.
+func (s *Store) StartEngagement(ctx context.Context, p Part, pages []string) (wait func() ([]PageEngagement, error)) {
+	b := &partBuild{p: p}
+	where, err := b.where(ctx)
+	if err != nil {
+		return func() ([]PageEngagement, error) { return nil, err }
+	}
+	sqlText := b.with() + `SELECT page, count(*) FILTER (WHERE ms >= 0), coalesce(sum(ms) FILTER (WHERE ms >= 0), 0)::BIGINT,
+			count(*) FILTER (WHERE depth >= 0), coalesce(sum(depth) FILTER (WHERE depth >= 0), 0)::BIGINT
+		FROM (SELECT unnest(eng_pages) AS page, unnest(eng_ms) AS ms, unnest(eng_depth) AS depth
+			FROM visits WHERE ` + where + ` AND len(eng_pages) > 0) AS e
+		WHERE ` + b.inList("page", pages) + ` GROUP BY page`
+	done := make(chan struct{})
+	var out []PageEngagement
+	go func() {
+		defer close(done)
+		out, err = s.readEngagement(ctx, sqlText, b.args)
+	}()
+	return func() ([]PageEngagement, error) {
+		<-done
+		return out, err
+	}
+}
+
+func (s *Store) readEngagement(ctx context.Context, sqlText string, args []any) ([]PageEngagement, error) {
+	rows, err := s.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, fmt.Errorf("column store: read: %w", err)
+	}
+	defer rows.Close()
+	var out []PageEngagement
+	for rows.Next() {
+		var e PageEngagement
+		if err := rows.Scan(&e.Page, &e.EngagedVisits, &e.EngagedMs, &e.ScrollVisits, &e.ScrollSum); err != nil {
+			return nil, fmt.Errorf("column store: read: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("column store: read: %w", err)
+	}
+	return out, nil
+}
+
 // readCounts runs a statement of (value, count) rows.
 func (s *Store) readCounts(ctx context.Context, sqlText string, args []any) ([]string, []int64, error) {
 	rows, err := s.db.QueryContext(ctx, sqlText, args...)
