@@ -52,6 +52,9 @@ var columnStoreQueries = []struct{ metrics, dims, filters string }{
 	{`"visitors", "events", "group_conversion_rate"`, `"event:goal", "visit:country"`, `[]`},
 	{`"visitors", "events"`, `"event:goal", "time:day"`, `[["is", "event:goal", ["Signup", "Blog"]]]`},
 	{`"visitors", "events", "conversion_rate"`, `"event:goal", "time:week"`, `[["matches", "event:page", ["^/"]]]`},
+	// Property filters: is, and its negation around it.
+	{`"visitors", "visits", "pageviews", "bounce_rate"`, `"visit:country"`, `[["is", "event:props:plan", ["pro", "team"]]]`},
+	{`"visitors", "pageviews"`, `"event:page"`, `[["not", ["is", "event:props:size", ["L"]]], ["is", "event:props:plan", ["free"]]]`},
 }
 
 // columnStoreV1Filters are v1 filters the column store answers: visit-level values, pages, a
@@ -63,6 +66,8 @@ var columnStoreV1Filters = []stats.Filters{
 	{{Name: stats.Referrer, Op: stats.NoneOf, Values: []string{"t.co", "www.google.com"}}, {Name: stats.Browser, Op: stats.AnyOf, Values: []string{"Chrome", "Firefox"}}},
 	{{Name: stats.GoalName, Value: "Blog"}},
 	{{Name: stats.GoalName, Value: "Signup"}, {Name: stats.Device, Value: "Desktop"}},
+	{{Name: stats.Property, Key: "plan", Value: "pro"}},
+	{{Name: stats.Property, Key: "plan", Op: stats.NoneOf, Values: []string{"free"}}, {Name: stats.Country, Value: "DE:Germany"}},
 }
 
 // columnStoreV1Lists are v1's lists the column store answers: visit-level names (one counted
@@ -107,6 +112,12 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 			FROM visit_rows, unnest(pages) WITH ORDINALITY AS u (p, n)
 			WHERE website_id = $1 AND id % 4 <> 0 GROUP BY id) AS e
 		WHERE visit_rows.website_id = $1 AND visit_rows.id = e.id`, site); err != nil {
+		t.Fatal(err)
+	}
+	// A plan property on two visits in three, a second property on some.
+	if _, err := f.db.Exec(`UPDATE visit_rows SET props = ARRAY['plan' || chr(31) || (ARRAY['free', 'pro'])[abs(visitor) % 2 + 1]]
+			|| CASE WHEN id % 5 = 0 THEN ARRAY['size' || chr(31) || 'L'] ELSE '{}' END
+		WHERE website_id = $1 AND id % 3 <> 0`, site); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []stats.Goal{{Kind: stats.GoalPageview, Page: "/blog/*", DisplayName: "Blog"},

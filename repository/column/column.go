@@ -186,7 +186,8 @@ func textColumns() []string {
 // its events' names as sent (names, one an event) and, for a row written before names were
 // kept, the names its events hold encoded (oldnames; see oldNamesSQL), its events as the
 // event statistic writes them (evs: name:value:unit, one an event), which v1's event lists
-// count, and its engagement (engagementSQL).
+// count, its engagement (engagementSQL) and the custom properties its hits carried (props: the
+// rows' KEY, 0x1F, VALUE a hit and property), which property filters test.
 func schemaSQL() string {
 	var cols strings.Builder
 	for _, c := range textColumns() {
@@ -199,7 +200,7 @@ func schemaSQL() string {
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
 			rkey BIGINT, visitor INTEGER NOT NULL, pages VARCHAR[] NOT NULL, names VARCHAR[] NOT NULL,
 			oldnames VARCHAR[] NOT NULL, evs VARCHAR[] NOT NULL,
-			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL%s);`, schemaVersion, cols.String())
+			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL, props VARCHAR[] NOT NULL%s);`, schemaVersion, cols.String())
 }
 
 func (s *Store) markHeld(site int64, day time.Time, generation int64) {
@@ -441,7 +442,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return err
 	}
 	src, err := pg.QueryContext(ctx, `SELECT hour, pageviews, cardinality(events), bounce, seconds,
-			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, events, `+engagementSQL+`, `+strings.Join(cols, ", ")+`
+			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, events, `+engagementSQL+`, coalesce(props, '{}'), `+strings.Join(cols, ", ")+`
 		FROM visit_rows WHERE website_id = $1 AND day = $2`, site, day.Format(time.DateOnly))
 	if err != nil {
 		return fmt.Errorf("column store: read day %s of %d: %w", day.Format(time.DateOnly), site, err)
@@ -464,17 +465,17 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		if err != nil {
 			return err
 		}
-		const fixed = 16 // the columns before the visit-level values
+		const fixed = 17 // the columns before the visit-level values
 		values := make([]driver.Value, fixed+len(cols))
 		scan := make([]any, fixed-2+len(cols))
 		var hour, pageviews, events, seconds, visitor int64
 		var bounce bool
 		var repeated sql.NullInt64
-		var pages, names, oldNames, evs, engPages pq.StringArray
+		var pages, names, oldNames, evs, engPages, props pq.StringArray
 		var engMs, engDepth pq.Int64Array
 		texts := make([]string, len(cols))
 		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames, &evs,
-			&engPages, &engMs, &engDepth})
+			&engPages, &engMs, &engDepth, &props})
 		for i := range texts {
 			scan[fixed-2+i] = &texts[i]
 		}
@@ -489,7 +490,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 			}
 			copy(values, []driver.Value{site, dayOf(day), int16(hour), int32(pageviews), int32(events), bounce, int32(seconds), rkey,
 				int32(visitor), []string(nonNil(pages)), []string(nonNil(names)), []string(nonNil(oldNames)), []string(nonNil(evs)),
-				[]string(nonNil(engPages)), nonNilInts(engMs), nonNilInts(engDepth)})
+				[]string(nonNil(engPages)), nonNilInts(engMs), nonNilInts(engDepth), []string(nonNil(props))})
 			for i, t := range texts {
 				values[fixed+i] = t
 			}

@@ -60,8 +60,8 @@ var metrics = []query.Metric{query.Visitors, query.Visits, query.Pageviews, quer
 	query.CustomEvents, query.Bounces, query.VisitSeconds}
 
 // Supports tells whether the store answers reads of these dimensions, filters and metrics:
-// those on the visit-level values, time and pages (event:page), filtered by those and by
-// goals, of the metrics its sums make. goals: the read is the goals list's (GoalCounts), whose
+// those on the visit-level values, time and pages (event:page), filtered by those, by goals and
+// by a custom property's values (is), of the metrics its sums make. goals: the read is the goals list's (GoalCounts), whose
 // event:goal dimension and top-level goal filters pick the goals counted.
 func Supports(dims []query.Field, filters []query.Filter, asked []query.Metric, goals bool) bool {
 	if slices.ContainsFunc(asked, func(m query.Metric) bool { return !slices.Contains(metrics, m) }) {
@@ -80,7 +80,8 @@ func Supports(dims []query.Field, filters []query.Filter, asked []query.Metric, 
 		if f.Op == query.And || f.Op == query.Or || f.Op == query.Not {
 			return !slices.ContainsFunc(f.Children, func(c query.Filter) bool { return !held(c) })
 		}
-		return f.Field.Level == query.VisitLevel || f.Field.Level == query.PageLevel || f.Field.Level == query.GoalLevel
+		return f.Field.Level == query.VisitLevel || f.Field.Level == query.PageLevel || f.Field.Level == query.GoalLevel ||
+			f.Field.Level == query.PropLevel && f.Op == query.Is && !f.IgnoreCase // propCond
 	}
 	return !slices.ContainsFunc(filters, func(f query.Filter) bool { return !held(f) })
 }
@@ -527,6 +528,8 @@ func (b *partBuild) cond(ctx context.Context, f query.Filter) (string, error) {
 		return "(" + strings.Join(conds, " OR ") + ")", nil
 	case query.PageLevel:
 		return b.pageCond(ctx, f)
+	case query.PropLevel:
+		return b.propCond(f), nil
 	}
 	pred, err := b.leaf(ctx, f, column(f.Field))
 	if err != nil {
@@ -536,6 +539,16 @@ func (b *partBuild) cond(ctx context.Context, f query.Filter) (string, error) {
 		return "NOT (" + pred + ")", nil
 	}
 	return pred, nil
+}
+
+// propCond is the condition of a visit one of whose hits carried the property with one of the
+// values (an is filter, case-sensitive: the one Supports lets in), as the engine's.
+func (b *partBuild) propCond(f query.Filter) string {
+	pairs := make([]string, len(f.Values))
+	for i, v := range f.Values {
+		pairs[i] = stats.PropPair(f.Field.Key, v)
+	}
+	return "list_has_any(props, " + b.arg(pairs) + "::VARCHAR[])"
 }
 
 // pageCond is the condition of a visit one of whose pages a leaf on event:page keeps (a
