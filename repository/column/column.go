@@ -408,26 +408,28 @@ func (s *Store) dropGone(ctx context.Context, pg *sql.DB) error {
 // its name, a ':' as a space, before the first ':'), and none for any other row.
 const oldNamesSQL = `CASE WHEN event_names = '{}' AND events <> '{}' THEN ARRAY(SELECT split_part(e, ':', 1) FROM unnest(events) AS e) ELSE '{}' END`
 
-// engagementSQL is the SQL of a visit row's engagement as the file keeps it: the pages it sent
-// engagement for (eng_pages) and, aligned with them, its engaged milliseconds (eng_ms) and
-// deepest scroll depth (eng_depth) on each, -1 where it sent none of that kind (the rows'
-// NULL element); empty lists for a row without engagement.
-const engagementSQL = `coalesce(engaged_pages, '{}'),
-	ARRAY(SELECT coalesce(x, -1)::bigint FROM unnest(engaged_ms) WITH ORDINALITY AS u (x, n) ORDER BY n),
-	ARRAY(SELECT coalesce(x, -1)::bigint FROM unnest(scroll_depth) WITH ORDINALITY AS u (x, n) ORDER BY n)`
+// engagementSQL is the SQL of a visit row's engagement: the pages it sent engagement for and,
+// aligned with them, its engaged milliseconds and deepest scroll depth on each (NULL where it
+// sent none of that kind). The file keeps them as eng_pages, eng_ms and eng_depth, -1 for the
+// rows' NULL element (engagementList), empty lists for a row without engagement.
+const engagementSQL = `engaged_pages, engaged_ms, scroll_depth`
+
+// engagementList is an engagement array as the file keeps it: -1 for NULL, empty for none.
+func engagementList(a []sql.NullInt64) []int64 {
+	out := make([]int64, len(a))
+	for i, x := range a {
+		out[i] = -1
+		if x.Valid {
+			out[i] = x.Int64
+		}
+	}
+	return out
+}
 
 // nonNil is an array's values, an empty list for none.
 func nonNil(a pq.StringArray) pq.StringArray {
 	if a == nil {
 		return pq.StringArray{}
-	}
-	return a
-}
-
-// nonNilInts is an array's values, an empty list for none.
-func nonNilInts(a pq.Int64Array) []int64 {
-	if a == nil {
-		return []int64{}
 	}
 	return a
 }
@@ -472,10 +474,10 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		var bounce bool
 		var repeated sql.NullInt64
 		var pages, names, oldNames, evs, engPages, props pq.StringArray
-		var engMs, engDepth pq.Int64Array
+		var engMs, engDepth []sql.NullInt64
 		texts := make([]string, len(cols))
 		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames, &evs,
-			&engPages, &engMs, &engDepth, &props})
+			&engPages, pq.Array(&engMs), pq.Array(&engDepth), &props})
 		for i := range texts {
 			scan[fixed-2+i] = &texts[i]
 		}
@@ -490,7 +492,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 			}
 			copy(values, []driver.Value{site, dayOf(day), int16(hour), int32(pageviews), int32(events), bounce, int32(seconds), rkey,
 				int32(visitor), []string(nonNil(pages)), []string(nonNil(names)), []string(nonNil(oldNames)), []string(nonNil(evs)),
-				[]string(nonNil(engPages)), nonNilInts(engMs), nonNilInts(engDepth), []string(nonNil(props))})
+				[]string(nonNil(engPages)), engagementList(engMs), engagementList(engDepth), []string(nonNil(props))})
 			for i, t := range texts {
 				values[fixed+i] = t
 			}
