@@ -19,8 +19,8 @@ import (
 // engine's part (column.Part: the pages; column.StartCounts: the visit-level names in one
 // scan; column.StartEvents: the events), the other
 // days by the visit rows' statement, and the two summed by value before the list is ranked
-// and paged (listPage, topLists, eventGroups). Properties, which the column store does not
-// hold, are read from the rows alone.
+// and paged (listPage, topLists, eventGroups); so are the pages' engagement sums (Engagement).
+// The properties' lists are read from the rows alone.
 
 // columnName tells whether the column store counts name's values.
 func columnName(n stats.Name) bool {
