@@ -142,7 +142,11 @@ func TestSharedLinkSegmentForm(t *testing.T) {
 	}
 
 	makeSharedLink(t, s.browser, s.site, url.Values{"name": {"Everything"}, "segment": {""}})
-	makeSharedLink(t, s.browser, s.site, url.Values{"name": {"Germany only"}, "segment": {strconv.FormatInt(s.germany.ID, 10)}})
+	made := s.browser.post(s.settings(), url.Values{"name": {"Germany only"}, "segment": {strconv.FormatInt(s.germany.ID, 10)}, "password": {"open sesame"}})
+	wantStatus(t, "make a link with a segment", made, http.StatusOK)
+	if want := "The link “Germany only”, with its password and showing only the segment “" + html.EscapeString(segmentName) + "”, was made."; !strings.Contains(made.body, want) {
+		t.Errorf("the link made is not said to show the segment:\n%s", made.body)
+	}
 	links := s.links(t)
 	if len(links) != 2 || links[0].Name != "Germany only" || links[0].SegmentID == nil || *links[0].SegmentID != s.germany.ID || links[1].SegmentID != nil {
 		t.Fatalf("links stored %+v", links)

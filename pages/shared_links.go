@@ -70,6 +70,7 @@ type newSharedLink struct {
 	EmbedURL    string
 	IframeCode  string
 	HasPassword bool
+	Segment     string // the name of its segment, "" without one
 }
 
 var sharedLinkNotices = map[string]string{
@@ -239,6 +240,11 @@ func (p *Pages) createSharedLink(w http.ResponseWriter, r *http.Request) {
 	}
 	address := p.base.Links.Base(r, web.Absolute) + sharePath(site.Domain) + "?" + url.Values{"auth": {token}}.Encode()
 	made := &newSharedLink{Name: form.Name, URL: address, HasPassword: hash != nil}
+	for _, s := range segs {
+		if segment != nil && s.ID == *segment {
+			made.Segment = s.Name
+		}
+	}
 	if hash == nil {
 		made.EmbedURL = address + "&" + embed.Encode()
 		made.IframeCode = iframeCode(made.EmbedURL, site.Domain)
