@@ -234,6 +234,11 @@ func (p *Pages) createSharedLink(w http.ResponseWriter, r *http.Request) {
 		hash = &h
 	}
 	token, _, err := p.base.Repo.CreateSharedLink(r.Context(), site.ID, user.ID, form.Name, hash, segment)
+	if errors.Is(err, repository.ErrNotFound) { // the segment was deleted after the check above
+		form.Errors.Add("segment", "is no longer one of this website's segments")
+		p.renderSharedLinks(w, r, http.StatusUnprocessableEntity, site, sharedLinksPage{Form: form})
+		return
+	}
 	if err != nil {
 		p.serverError(w, r, err)
 		return

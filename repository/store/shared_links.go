@@ -27,7 +27,8 @@ const sharedLinkColumns = `id, website_id, name, password_hash, segment_id, crea
 // caller), with a name (1..120 characters, checked by the caller and the table), an optional
 // password (its hash) and an optional segment of the website (nil: none), which the caller
 // checked is one its view can apply; the table's foreign key refuses another website's. It
-// returns the link's token, shown once: only its SHA-256 is kept.
+// returns the link's token, shown once: only its SHA-256 is kept; ErrNotFound when the website
+// has no such segment (any more).
 func (r *Repository) CreateSharedLink(ctx context.Context, websiteID, by int64, name string, passwordHash *string, segmentID *int64) (string, SharedLink, error) {
 	token := base64.RawURLEncoding.EncodeToString(randomBytes(32))
 	const query = `
@@ -36,6 +37,10 @@ func (r *Repository) CreateSharedLink(ctx context.Context, websiteID, by int64, 
 		RETURNING ` + sharedLinkColumns
 	var l SharedLink
 	err := r.db.GetContext(ctx, &l, query, websiteID, hashKey(token), strings.TrimSpace(name), passwordHash, segmentID, by, r.now().UTC())
+	if isForeignKeyViolation(err) {
+		// The segment was deleted since the caller checked it (or is another website's).
+		return "", SharedLink{}, fmt.Errorf("shared_links.create: segment %d: %w", *segmentID, ErrNotFound)
+	}
 	if err != nil {
 		return "", SharedLink{}, fmt.Errorf("shared_links.create: %w", err)
 	}
