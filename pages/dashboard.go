@@ -153,9 +153,11 @@ func onlyRangeErrors(errs stats.FieldErrors) bool {
 // the presets and the filters kept.
 func (p *Pages) rangeError(w http.ResponseWriter, r *http.Request, site repository.Website, today time.Time, errs stats.FieldErrors) {
 	q := r.URL.Query()
-	filters, err := stats.ParseFilters(q)
-	if err != nil { // refused filters are reported with the range's by badParams
-		p.serverError(w, r, err)
+	v := viewOf(r, site)
+	refused := stats.FieldErrors{}
+	filters := v.parseFilters(q, refused)
+	if len(refused) > 0 { // refused filters are reported with the range's by badParams
+		p.serverError(w, r, fmt.Errorf("range error page: filters refused after the dashboard took them: %v", refused))
 		return
 	}
 	first, err := p.base.Repo.FirstStatDay(r.Context(), site.ID)
@@ -164,12 +166,11 @@ func (p *Pages) rangeError(w http.ResponseWriter, r *http.Request, site reposito
 		return
 	}
 	base := p.base.Links.Base(r, web.Page)
-	v := viewOf(r, site)
 	picker := newRangePicker(base, v, newDashAddress(v.path, q), today, first, p.last24(site), stats.Range{}, filters)
 	picker.From, picker.To, picker.Errors = q.Get("from"), q.Get("to"), errs
 	links := newFilterLinks(v.path, q, filters)
 	p.render(w, r, http.StatusUnprocessableEntity, "range_error.html", site.Domain,
-		rangeErrorPage{Domain: site.Domain, Picker: picker, FilterBar: links.bar(base)})
+		rangeErrorPage{Domain: site.Domain, Picker: picker, FilterBar: v.bar(base, links)})
 }
 
 // topList is one statistic's top values.
@@ -217,7 +218,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		metric   graph.Metric
 		interval stats.Interval
 	)
-	filters := parseFilters(q, errs)
+	filters := viewOf(r, site).parseFilters(q, errs)
 	if len(errs) == 0 {
 		checkComparable(rng, errs)
 		cmp = parseComparison(q, rng, errs)
@@ -399,7 +400,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	addr, metric, interval := c.addr, c.metric, c.interval
 	dash := v.path
 	filters := links.filters
-	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: links.bar(base)}
+	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: v.bar(base, links)}
 	// A full list keeps the range, the filters and the comparison (whose parameters lead back).
 	listQuery := v.with(withFilters(rng.Query(), filters))
 	for k, vs := range reads.cmp.Query() {
@@ -453,7 +454,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.Dialog = newFilterDialog(addr, filters, c.edit, lists)
 	if data.FilterBar != nil {
 		for i := range data.FilterBar.Chips {
-			if filters[i].Name != stats.Property {
+			if filters[i].Name != stats.Property && !filters[i].Locked {
 				data.FilterBar.Chips[i].Edit = addr.set(filterform.OpenParam, strconv.Itoa(i)) + "#filter-dialog"
 			}
 		}

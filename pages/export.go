@@ -23,7 +23,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	rng, errs := parseRange(q, p.today(site), p.last24(site))
-	filters := parseFilters(q, errs)
+	filters := viewOf(r, site).parseFilters(q, errs)
 	name := q.Get("name")
 	stat, known := statisticNamed(name)
 	if name == goalsExport && len(q["name"]) == 1 && len(errs) == 0 {

@@ -41,13 +41,23 @@ type dialogSuggest struct {
 // edit (-1: a new one, closed); its form keeps the view addr shows.
 func newFilterDialog(addr dashAddress, filters stats.Filters, edit int, lists []topList) filterDialog {
 	d := filterDialog{Keep: cloneValues(addr.query), Values: []string{""}}
+	// The names it offers: not those a shared link's segment fixes, which it would refuse.
+	var names []stats.Name
+	for _, n := range filterform.Names() {
+		if !filterform.Locked(filters, n) {
+			names = append(names, n)
+		}
+	}
 	current := stats.Filter{Name: stats.Page}
+	if len(names) > 0 && !slices.Contains(names, current.Name) {
+		current.Name = names[0]
+	}
 	if edit >= 0 {
 		d.Open, d.Edit, current = true, strconv.Itoa(edit), filters[edit]
 		d.Values = current.List()
 	}
 	d.Name = string(current.Name)
-	for _, n := range filterform.Names() {
+	for _, n := range names {
 		d.Names = append(d.Names, dialogChoice{Value: string(n), Label: filterLabel(n), Selected: n == current.Name})
 	}
 	for _, o := range filterform.Ops {
@@ -77,7 +87,8 @@ func newFilterDialog(addr dashAddress, filters stats.Filters, edit int, lists []
 func (p *Pages) applyFilterDialog(w http.ResponseWriter, r *http.Request, site repository.Website) {
 	q := r.URL.Query()
 	errs := stats.FieldErrors{}
-	filters := parseFilters(q, errs)
+	v := viewOf(r, site)
+	filters := v.parseFilters(q, errs)
 	if len(errs) == 0 {
 		filters = filterform.Apply(q, filters, errs)
 	}
@@ -85,7 +96,6 @@ func (p *Pages) applyFilterDialog(w http.ResponseWriter, r *http.Request, site r
 		p.badParams(w, r, site.Domain, errs)
 		return
 	}
-	v := viewOf(r, site)
 	addr := newDashAddress(v.path, q)
 	p.redirect(w, r, newFilterLinks(v.path, addr.query, nil).to(filters), http.StatusSeeOther)
 }

@@ -1,7 +1,9 @@
 package pages
 
 import (
+	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/analytics-service/analytics/pages/display"
@@ -13,14 +15,41 @@ import (
 // can be bookmarked and shared under the page's access rules.
 
 // parseFilters reads a page's filters from its URL's query (never from a form body: a filter
-// is part of the address, not something posted). A refusal is a 422 on `filter`.
-func parseFilters(q url.Values, errs stats.FieldErrors) stats.Filters {
+// is part of the address, not something posted), with the view's locked ones added (locked):
+// every stats page reads its filters here, so that every read of a shared link's view is
+// narrowed by its segment. A refusal is a 422 on `filter`.
+func (v statsView) parseFilters(q url.Values, errs stats.FieldErrors) stats.Filters {
 	f, err := stats.ParseFilters(q)
 	if err != nil {
 		errs.Add(stats.FilterField(err), err.Error())
 		return nil
 	}
-	return f
+	return v.locked(f, errs)
+}
+
+// locked is the address's filters with the view's segment's added, each Locked. A filter of
+// the address on a name (a property's key) the segment filters is refused rather than
+// dropped or merged: the view cannot show what it asks for (the segment's filter holds
+// whatever the viewer adds), and a page that quietly showed other numbers would mislead.
+func (v statsView) locked(own stats.Filters, errs stats.FieldErrors) stats.Filters {
+	if v.segment == nil {
+		return own
+	}
+	for _, x := range own {
+		if slices.ContainsFunc(v.segment.Filters, x.SameField) {
+			errs.Add(stats.FilterField(nil), fmt.Sprintf("%s[%s]: %s is fixed by the shared link (its segment “%s”) and cannot be filtered further here",
+				x.Param(), x.Field(), fieldLabel(x), v.segment.Name))
+		}
+	}
+	return own.Joined(v.segment.Filters)
+}
+
+// fieldLabel is how a message names what a filter filters: "Country", "Property plan".
+func fieldLabel(x stats.Filter) string {
+	if x.Name == stats.Property {
+		return "Property " + x.Key
+	}
+	return filterLabel(x.Name)
 }
 
 // withFilters is q with the filters f added, for a link that keeps them.
@@ -65,10 +94,16 @@ func (l filterLinks) to(f stats.Filters) string {
 // add is the page with the filter name=value added, or "" when the value is not a filter
 // (stats.Filterable: (other), and the days of pageview, visitor and visit).
 func (l filterLinks) add(name stats.Name, value string) string {
-	if !stats.Filterable(name, value) {
+	if !stats.Filterable(name, value) || l.fixed(stats.Filter{Name: name}) {
 		return ""
 	}
 	return l.to(l.filters.With(name, value))
+}
+
+// fixed tells whether a locked filter (a shared link's segment's) filters what x does: the
+// page then offers no link that filters it, which the view would refuse.
+func (l filterLinks) fixed(x stats.Filter) bool {
+	return slices.ContainsFunc(l.filters, func(f stats.Filter) bool { return f.Locked && f.SameField(x) })
 }
 
 // filterChip is one active filter as the page shows it: "Country is Germany", with the
@@ -84,6 +119,9 @@ type filterChip struct {
 	Switches []chipSwitch
 	// Edit opens the dashboard's Filter dialog on this filter ("" elsewhere).
 	Edit string
+	// Fixed: a shared link's segment's filter, which its viewer cannot remove, switch nor
+	// edit (no Remove, no Switches, no Edit).
+	Fixed bool
 }
 
 // chipSwitch is one operator a chip can switch to.
@@ -115,7 +153,10 @@ func opLabel(f stats.Filter) string {
 type filterBar struct {
 	Base  string // where addresses begin (PUBLIC_URL)
 	Chips []filterChip
-	Clear string
+	Clear string // "" when every filter is fixed: there is none to clear
+	// Segment is the name of the shared link's segment whose filters are the Fixed chips;
+	// "" without one.
+	Segment string
 }
 
 // bar is the chips of l's filters, nil when there is none; base is where addresses begin.
@@ -123,7 +164,10 @@ func (l filterLinks) bar(base string) *filterBar {
 	if len(l.filters) == 0 {
 		return nil
 	}
-	out := &filterBar{Base: base, Clear: l.to(nil)}
+	out := &filterBar{Base: base}
+	if slices.ContainsFunc(l.filters, func(f stats.Filter) bool { return !f.Locked }) {
+		out.Clear = l.to(nil)
+	}
 	for i, f := range l.filters {
 		shown := make([]string, 0, len(f.List()))
 		for _, v := range f.List() {
@@ -136,6 +180,11 @@ func (l filterLinks) bar(base string) *filterBar {
 		if f.Name == stats.Property { // "Property plan is pro"
 			chip.Name = "Property " + shorten(f.Key, chipLength)
 		}
+		if f.Locked {
+			chip.Fixed, chip.Remove = true, ""
+			out.Chips = append(out.Chips, chip)
+			continue
+		}
 		if f.Name == stats.Property || f.Name == stats.GoalName { // only "is" exists for these
 			out.Chips = append(out.Chips, chip)
 			continue
@@ -146,6 +195,16 @@ func (l filterLinks) bar(base string) *filterBar {
 			}
 		}
 		out.Chips = append(out.Chips, chip)
+	}
+	return out
+}
+
+// bar is the chips of l's filters (filterLinks.bar) in the view, naming the shared link's
+// segment whose filters are the fixed chips.
+func (v statsView) bar(base string, l filterLinks) *filterBar {
+	out := l.bar(base)
+	if out != nil && v.segment != nil {
+		out.Segment = v.segment.Name
 	}
 	return out
 }

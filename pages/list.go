@@ -55,6 +55,10 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	rng, errs := parseRange(q, p.today(site), p.last24(site))
 	// The parameters of the API's list, read and checked as the API reads them.
 	params := stats.ParseListQuery(string(stat.Name), rng, q, errs)
+	v := viewOf(r, site)
+	// The list's filters are read with its other parameters; the view's locked ones are
+	// added to them as parseFilters adds them.
+	params.Filters = v.locked(params.Filters, errs)
 	filters := params.Filters
 	// A dashboard's comparison comes along (its full list links keep it) and goes back to it.
 	var cmp stats.Comparison
@@ -94,7 +98,6 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	v := viewOf(r, site)
 	dash := v.path
 	// A value links to the dashboard filtered by it, keeping the range and the filters: the
 	// view of everything else those visits did, which the filter is for. The chips stay here.
@@ -107,7 +110,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total, Filters: filters,
 		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: v.url("", withFilters(home, filters)),
 		ExportURL: exportURL(v, stat.Name, rng, filters), PerPages: stats.PerPageValues,
-		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(p.base.Links.Base(r, web.Page)),
+		FilterBar: v.bar(p.base.Links.Base(r, web.Page), newFilterLinks(dash+"/"+string(stat.Name), q, filters)),
 	}
 	if stat.Name == stats.Event {
 		for i := range data.Rows {

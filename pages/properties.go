@@ -96,6 +96,9 @@ func newPropertiesPanel(dash string, query url.Values, links filterLinks, reads 
 		if value == stats.Other {
 			return "" // (other) matches nothing
 		}
+		if links.fixed(stats.Filter{Name: stats.Property, Key: reads.key}) {
+			return "" // the shared link's segment filters this key
+		}
 		return links.to(links.filters.WithProperty(reads.key, value))
 	}
 	panel.Rows = topRows(stats.Property, reads.values, link)

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -81,6 +82,10 @@ func (p *Pages) shared(h http.HandlerFunc) http.HandlerFunc {
 		if !ok {
 			return
 		}
+		segment, ok := p.linkSegment(w, r, site, link)
+		if !ok {
+			return
+		}
 		q := r.URL.Query()
 		errs := stats.FieldErrors{}
 		embed := parseEmbed(q, errs)
@@ -91,7 +96,7 @@ func (p *Pages) shared(h http.HandlerFunc) http.HandlerFunc {
 			}
 		}
 		site.Role = "" // read-only, as a stranger sees a public website, whoever reads it
-		v := statsView{path: sharePath(site.Domain), keep: keep, shared: &link, site: site, embed: embed}
+		v := statsView{path: sharePath(site.Domain), keep: keep, shared: &link, site: site, embed: embed, segment: segment}
 		r = withView(r, v)
 		if len(errs) > 0 {
 			p.badParams(w, r, site.Domain, errs)
@@ -111,6 +116,26 @@ func (p *Pages) shared(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// linkSegment reads the segment of a link that has one (nil for none), as shareableSegment
+// applies it. A segment that is no longer one it can apply (made personal, or given filters
+// the dashboard cannot show, since the link was made) answers the 404 page: the link never
+// shows more than it was made for. (Deleting the segment deleted the link.)
+func (p *Pages) linkSegment(w http.ResponseWriter, r *http.Request, site repository.Website, link repository.SharedLink) (*lockedSegment, bool) {
+	if link.SegmentID == nil {
+		return nil, true
+	}
+	s, err := p.base.Repo.Segment(r.Context(), site.ID, 0, *link.SegmentID) // user 0: the website's own only
+	if err != nil && !errors.Is(err, repository.ErrNotFound) {
+		p.serverError(w, r, err)
+		return nil, false
+	}
+	seg, ok := shareableSegment(s) // not found: the zero segment, which is not
+	if !ok {
+		p.notFound(w, r)
+	}
+	return seg, ok
 }
 
 func sharePath(domain string) string { return "/share/" + url.PathEscape(domain) }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // statsView is where the links of a stats page lead: the website's own pages
@@ -20,6 +21,16 @@ type statsView struct {
 	shared *repository.SharedLink
 	site   repository.Website
 	embed  *embedOptions // embed=true: no site chrome (share.go); nil otherwise
+	// segment is the shared link's segment, whose filters narrow every read of the view
+	// and its viewer cannot remove; nil without one (and on /stats).
+	segment *lockedSegment
+}
+
+// lockedSegment is a shared link's segment as its view applies it: the name its filter bar
+// shows, and its filters as the dashboard's, each Locked (they travel in no address).
+type lockedSegment struct {
+	Name    string
+	Filters stats.Filters
 }
 
 type viewKey struct{}

@@ -19,6 +19,10 @@ type Filter struct {
 	Op    FilterOp
 	// Values are those of AnyOf, NoneOf and ContainsAny.
 	Values []string
+	// Locked: the filter is fixed by the view that reads it (a shared link's segment,
+	// docs/teams.md). It narrows every read like any other, but travels in no address (Query
+	// leaves it out), so that a view's links and forms cannot carry it, and so never remove it.
+	Locked bool
 }
 
 // FilterOp is a filter's operator: Is, filter[NAME]=VALUE, or one of the three that take
@@ -382,13 +386,30 @@ func (f Filters) Without(name Name) Filters {
 	return out
 }
 
-// Query is f as query parameters (filter[NAME]=VALUE), to add to a link.
+// Query is f as query parameters (filter[NAME]=VALUE), to add to a link; locked filters are
+// left out: the view that fixed them adds them again, and an address must not say them.
 func (f Filters) Query() url.Values {
 	q := url.Values{}
 	for _, x := range f {
-		q.Set(x.Param()+"["+x.Field()+"]", x.Encoded())
+		if !x.Locked {
+			q.Set(x.Param()+"["+x.Field()+"]", x.Encoded())
+		}
 	}
 	return q
+}
+
+// Joined is f and g together, in order (the filters of two sources that filter different
+// names, such as an address's and a view's locked ones).
+func (f Filters) Joined(g Filters) Filters {
+	out := append(slices.Clone(f), g...)
+	out.sort()
+	return out
+}
+
+// SameField tells whether two filters filter the same thing: the name, and for property
+// filters the key.
+func (x Filter) SameField(y Filter) bool {
+	return x.Name == y.Name && (x.Name != Property || x.Key == y.Key)
 }
 
 // WithProperty is f with the property filter key=value added (or replacing the one on key).

@@ -179,7 +179,7 @@ func TestFilterValueLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fmt.Sprint(f)
-	want := `[{page  /e 0 []} {page   1 [/a|b /c\d ]} {referrer   2 [x.example]} {browser   3 [Fire chrome]}]` // Key "" after Name
+	want := `[{page  /e 0 [] false} {page   1 [/a|b /c\d ] false} {referrer   2 [x.example] false} {browser   3 [Fire chrome] false}]` // Key "" after Name; not Locked
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -190,6 +190,37 @@ func TestFilterValueLists(t *testing.T) {
 	for _, bad := range []string{`a\b`, `a\`, strings.Repeat("a|", stats.MaxFilterValues) + "a", strings.Repeat("é", 256)} {
 		if _, err := stats.ParseFilters(url.Values{"filter_not[page]": {bad}}); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// Locked filters (a shared link's segment's) join the address's in order, and are in no
+// address: Query leaves them out, so a link made from the filters cannot carry them.
+func TestLockedFilters(t *testing.T) {
+	locked := stats.Filters{{Name: stats.Country, Value: "DE", Locked: true}, {Name: stats.Property, Key: "plan", Value: "pro", Locked: true}}
+	own := stats.Filters{{Name: stats.Page, Value: "/"}, {Name: stats.Browser, Op: stats.NoneOf, Values: []string{"Chrome"}}}
+	both := own.Joined(locked)
+	want := stats.Filters{own[0], own[1], locked[0], locked[1]} // page, browser, country, properties
+	if !reflect.DeepEqual(both, want) {
+		t.Fatalf("Joined %v, want %v", both, want)
+	}
+	if got := both.Query().Encode(); got != own.Query().Encode() {
+		t.Fatalf("Query %s, want the address's only: %s", got, own.Query().Encode())
+	}
+	if len(own) != 2 || len(locked) != 2 {
+		t.Fatal("Joined changed its operands")
+	}
+	for _, c := range []struct {
+		a, b stats.Filter
+		same bool
+	}{
+		{locked[0], stats.Filter{Name: stats.Country, Op: stats.NoneOf, Values: []string{"FR"}}, true},
+		{locked[0], own[0], false},
+		{locked[1], stats.Filter{Name: stats.Property, Key: "plan", Value: "free"}, true},
+		{locked[1], stats.Filter{Name: stats.Property, Key: "tier", Value: "pro"}, false},
+	} {
+		if got := c.a.SameField(c.b); got != c.same {
+			t.Errorf("%v.SameField(%v) = %v", c.a, c.b, got)
 		}
 	}
 }

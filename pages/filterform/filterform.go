@@ -75,7 +75,19 @@ func ParseOpen(q url.Values, filters stats.Filters, errs stats.FieldErrors) int 
 		errs.Add(OpenParam, "names a property filter, which the Filter dialog does not edit")
 		return -1
 	}
+	if i >= 0 && filters[i].Locked {
+		errs.Add(OpenParam, lockedRefusal)
+		return -1
+	}
 	return i
+}
+
+// lockedRefusal is the refusal of a change to a locked filter (stats.Filter.Locked).
+const lockedRefusal = "names a filter fixed by the shared link, which cannot be changed here"
+
+// Locked tells whether filters hold a locked filter on name: the dialog does not offer it.
+func Locked(filters stats.Filters, name stats.Name) bool {
+	return slices.ContainsFunc(filters, func(f stats.Filter) bool { return f.Locked && f.Name == name })
 }
 
 // index reads the number of one of filters, refused on param.
@@ -114,9 +126,15 @@ func Apply(q url.Values, filters stats.Filters, errs stats.FieldErrors) stats.Fi
 	if len(values) == 0 {
 		errs.Add(ValueParam, "must hold at least one value")
 	}
+	if Locked(filters, name) {
+		// Replacing it would drop the locked one (rest.Without below): refused, never dropped.
+		errs.Add(NameParam, string(name)+" is fixed by the shared link, which cannot be changed here")
+	}
 	rest := filters
 	if q.Has(EditParam) {
-		if edit := index(q.Get(EditParam), filters, EditParam, errs); edit >= 0 {
+		if edit := index(q.Get(EditParam), filters, EditParam, errs); edit >= 0 && filters[edit].Locked {
+			errs.Add(EditParam, lockedRefusal)
+		} else if edit >= 0 {
 			rest = filters.Removed(edit)
 		}
 	}

@@ -24,17 +24,23 @@ type SharedLink struct {
 const sharedLinkColumns = `id, website_id, name, password_hash, segment_id, created_at`
 
 // CreateSharedLink stores a shared link of a website, made by a user who may (checked by the
-// caller), with a name (1..120 characters, checked by the caller and the table) and an
-// optional password (its hash); it returns the link's token, shown once: only its SHA-256 is
-// kept.
-func (r *Repository) CreateSharedLink(ctx context.Context, websiteID, by int64, name string, passwordHash *string) (string, SharedLink, error) {
+// caller), with a name (1..120 characters, checked by the caller and the table), an optional
+// password (its hash) and an optional segment of the website (nil: none), which the caller
+// checked is one its view can apply; the table's foreign key refuses another website's. It
+// returns the link's token, shown once: only its SHA-256 is kept; ErrNotFound when the website
+// has no such segment (any more).
+func (r *Repository) CreateSharedLink(ctx context.Context, websiteID, by int64, name string, passwordHash *string, segmentID *int64) (string, SharedLink, error) {
 	token := base64.RawURLEncoding.EncodeToString(randomBytes(32))
 	const query = `
-		INSERT INTO shared_links (website_id, token_hash, name, password_hash, created_by, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)
+		INSERT INTO shared_links (website_id, token_hash, name, password_hash, segment_id, created_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		RETURNING ` + sharedLinkColumns
 	var l SharedLink
-	err := r.db.GetContext(ctx, &l, query, websiteID, hashKey(token), strings.TrimSpace(name), passwordHash, by, r.now().UTC())
+	err := r.db.GetContext(ctx, &l, query, websiteID, hashKey(token), strings.TrimSpace(name), passwordHash, segmentID, by, r.now().UTC())
+	if isForeignKeyViolation(err) {
+		// The segment was deleted since the caller checked it (or is another website's).
+		return "", SharedLink{}, fmt.Errorf("shared_links.create: segment %d: %w", *segmentID, ErrNotFound)
+	}
 	if err != nil {
 		return "", SharedLink{}, fmt.Errorf("shared_links.create: %w", err)
 	}

@@ -41,6 +41,12 @@ func isUniqueViolation(err error) bool {
 	return errors.As(err, &pqErr) && pqErr.Code == "23505"
 }
 
+// isForeignKeyViolation tells whether err is a row naming another that is not there.
+func isForeignKeyViolation(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "23503"
+}
+
 // LikePattern turns a user's search text into an ILIKE pattern that matches it as a literal
 // substring: % and _ are not wildcards here.
 func LikePattern(search string) string {
