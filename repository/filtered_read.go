@@ -263,10 +263,13 @@ func (v rowReader) Top(ctx context.Context, names []stats.Name, limit int) (map[
 		return out, err
 	}
 	more, err := v.top(ctx, rest, limit, nil)
+	if err != nil {
+		return nil, err
+	}
 	for n, l := range more {
 		out[n] = l
 	}
-	return out, err
+	return out, nil
 }
 
 // top ranks names' values over v's rows, summed with col's counts (nil: none).

@@ -164,8 +164,8 @@ func (r *Repository) columnHeld(ctx context.Context, websiteID int64, from, to, 
 }
 
 // listColumnDays is the last day of v's range that the column store answers for v1's lists
-// of visit-level names and pages (columnCounts), zero for none: as columnDays, whole days of
-// an unsampled read whose filters (translated) it holds, the days closed in UTC.
+// and the pages' engagement (columnPart), zero for none: as columnDays, whole days of an
+// unsampled read whose filters (translated) it holds, the days closed in UTC.
 func (v rowReader) listColumnDays(ctx context.Context, filters []query.Filter) (time.Time, error) {
 	r := v.repo
 	if r.column == nil || v.days.Hours.Set || v.filters.MatchesNothing() || !column.Supports(nil, filters, []query.Metric{query.Visits}, false) {
