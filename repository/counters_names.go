@@ -12,6 +12,8 @@ type (
 	NodeVisitors   = counters.NodeVisitors
 	RealtimeMinute = counters.RealtimeMinute
 	RecentPageview = counters.RecentPageview
+	Realtime       = counters.Realtime
+	RangeNotes     = counters.RangeNotes
 	RolledUp       = counters.RolledUp
 	StatCount      = counters.StatCount
 	StatsReset     = counters.StatsReset
@@ -27,6 +29,7 @@ const (
 	HitPage                = counters.HitPage
 	RealtimeRecentMax      = counters.RealtimeRecentMax
 	RealtimeWindow         = counters.RealtimeWindow
+	RealtimeVisitorsTTL    = counters.RealtimeVisitorsTTL
 	DefaultRowBytesPerDay  = counters.DefaultRowBytesPerDay
 )
 

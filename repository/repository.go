@@ -121,6 +121,7 @@ func (p *Pools) Close() error {
 func NewOnPools(p *Pools, now func() time.Time) *Repository {
 	r := New(p.Main, now)
 	r.reads, r.health = p.Reads, p.Health
+	r.Writer.UseReads(p.Reads)
 	r.collection = New(p.Flush, now)
 	r.collection.health = p.Health
 	return r

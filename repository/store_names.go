@@ -1,6 +1,9 @@
 package repository
 
-import "github.com/analytics-service/analytics/repository/store"
+import (
+	"github.com/analytics-service/analytics/repository/migrations"
+	"github.com/analytics-service/analytics/repository/store"
+)
 
 // The storage's names (package store), under which the service's callers know them.
 
@@ -69,3 +72,7 @@ var (
 	ErrUnknownGoal    = store.ErrUnknownGoal
 	ZoneOf            = store.ZoneOf
 )
+
+// Migrate applies the schema's migrations that the database has not seen yet (package
+// migrations).
+var Migrate = migrations.Migrate

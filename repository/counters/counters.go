@@ -12,9 +12,10 @@ import (
 
 // Repository runs the writer's statements.
 type Repository struct {
-	db      *sqlx.DB
-	now     func() time.Time
-	rollups rolledUpCache
+	db       *sqlx.DB
+	readPool *sqlx.DB // the realtime and notes reads' (UseReads); nil: db
+	now      func() time.Time
+	rollups  rolledUpCache
 }
 
 // Writer is the name the engine's Repository embeds the writer under.

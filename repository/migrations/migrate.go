@@ -1,4 +1,6 @@
-package repository
+// Package migrations holds the database's schema as SQL files, applied in file-name order by
+// Migrate, each once (schema_migrations records them).
+package migrations
 
 import (
 	"context"
@@ -11,8 +13,10 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-//go:embed migrations/*.sql
-var migrationFiles embed.FS
+// Files are the migrations, embedded: NNNN_name.sql each.
+//
+//go:embed *.sql
+var Files embed.FS
 
 // migrationLockID is the advisory lock that serialises migrations, so that several instances
 // starting at once apply each migration exactly once.
@@ -42,7 +46,7 @@ func Migrate(ctx context.Context, db *sqlx.DB) error {
 		return fmt.Errorf("migrate: create schema_migrations: %w", err)
 	}
 
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	names, err := fs.Glob(Files, "*.sql")
 	if err != nil {
 		return fmt.Errorf("migrate: list: %w", err)
 	}
@@ -56,7 +60,7 @@ func Migrate(ctx context.Context, db *sqlx.DB) error {
 }
 
 func applyMigration(ctx context.Context, conn *sqlx.Conn, name string) error {
-	version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+	version := strings.TrimSuffix(name, ".sql")
 	var applied bool
 	if err := conn.GetContext(ctx, &applied,
 		`SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version); err != nil {
@@ -65,7 +69,7 @@ func applyMigration(ctx context.Context, conn *sqlx.Conn, name string) error {
 	if applied {
 		return nil
 	}
-	body, err := migrationFiles.ReadFile(name)
+	body, err := Files.ReadFile(name)
 	if err != nil {
 		return fmt.Errorf("migrate %s: read: %w", version, err)
 	}
