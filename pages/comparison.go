@@ -2,6 +2,7 @@ package pages
 
 import (
 	"fmt"
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/url"
 	"time"
 
@@ -92,7 +93,7 @@ type compareOption struct {
 }
 
 func newComparer(v statsView, rng stats.Range, filters stats.Filters, query url.Values, cmp stats.Comparison) comparer {
-	keep := v.with(withFilters(cloneValues(query), filters))
+	keep := v.with(filterbar.With(cloneValues(query), filters))
 	for _, name := range stats.CompareParams {
 		delete(keep, name)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/http"
 	"net/url"
 	"slices"
@@ -36,8 +37,8 @@ type dashboardPage struct {
 	// the header's link, and the Goals panel's way to add one.
 	SettingsURL string
 	Range       stats.Range
-	Filters     stats.Filters // for the custom range form, which keeps them
-	FilterBar   *filterBar    // the active filters' chips; nil without filters
+	Filters     stats.Filters  // for the custom range form, which keeps them
+	FilterBar   *filterbar.Bar // the active filters' chips; nil without filters
 	Picker      rangePicker
 	Visits      visitsPanel
 	Graph       graphPanel
@@ -134,7 +135,7 @@ func newRangePicker(base string, v statsView, addr dashAddress, today, first tim
 type rangeErrorPage struct {
 	Domain    string
 	Picker    rangePicker
-	FilterBar *filterBar
+	FilterBar *filterbar.Bar
 }
 
 // onlyRangeErrors tells whether every refusal is of from or to: the dashboard then shows its
@@ -396,13 +397,13 @@ func topNames() []stats.Name {
 // begin (PUBLIC_URL); v is where the stats pages' links lead; links are the dashboard's own
 // address with its filters. Every link it makes keeps the filters, but the realtime view's,
 // which filters do not narrow.
-func newDashboardPage(base string, site repository.Website, v statsView, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location, c dashChoices) dashboardPage {
+func newDashboardPage(base string, site repository.Website, v statsView, rng stats.Range, today time.Time, links filterbar.Links, reads dashboardReads, loc *time.Location, c dashChoices) dashboardPage {
 	addr, metric, interval := c.addr, c.metric, c.interval
 	dash := v.path
-	filters := links.filters
+	filters := links.Filters
 	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: v.bar(base, links)}
 	// A full list keeps the range, the filters and the comparison (whose parameters lead back).
-	listQuery := v.with(withFilters(rng.Query(), filters))
+	listQuery := v.with(filterbar.With(rng.Query(), filters))
 	for k, vs := range reads.cmp.Query() {
 		listQuery[k] = vs
 	}
@@ -410,7 +411,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	top := func(name stats.Name) topList {
 		stat, _ := statisticNamed(string(name))
 		list := reads.top[name]
-		rows := topRows(name, list.Entries, links.add)
+		rows := topRows(name, list.Entries, links.Add)
 		if reads.cmp.On() {
 			compareRows(rows, reads.comparedTop[name])
 		}
@@ -422,7 +423,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	for _, name := range topNames() {
 		data.Top = append(data.Top, top(name))
 		if name == stats.Event {
-			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, reads.spellings, links.add)
+			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, reads.spellings, links.Add)
 		}
 	}
 	for i, box := range tabBoxes {
@@ -434,7 +435,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	}
 	notes := reads.visits.notesNow
 	data.Boxes[0].Notice = sourcesNotice(c.tabs[0], notes.SourcesFrom, notes.SourcesLacking)
-	data.Goals, data.GoalsRevenue = goalRows(reads.goals, links.add)
+	data.Goals, data.GoalsRevenue = goalRows(reads.goals, links.Add)
 	data.GoalsCSV = goalsExportURL(v, rng, filters)
 	data.Properties = newPropertiesPanel(dash, cloneValues(addr.query), links, reads.props,
 		propertiesExportURL(v, rng, filters))
@@ -459,7 +460,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 			}
 		}
 	}
-	data.Comparer = newComparer(v, rng, filters, links.query, reads.cmp)
+	data.Comparer = newComparer(v, rng, filters, links.Query(), reads.cmp)
 	data.Comparer.Toggle, data.Comparer.ToggleLabel = compareToggle(base, addr, reads.cmp)
 	return data
 }
@@ -496,7 +497,7 @@ func statsPath(domain string) string {
 }
 
 func exportURL(v statsView, name stats.Name, rng stats.Range, filters stats.Filters) string {
-	q := withFilters(rng.Query(), filters)
+	q := filterbar.With(rng.Query(), filters)
 	q.Set("name", string(name))
 	return v.url("/export", q)
 }

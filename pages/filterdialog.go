@@ -97,5 +97,5 @@ func (p *Pages) applyFilterDialog(w http.ResponseWriter, r *http.Request, site r
 		return
 	}
 	addr := newDashAddress(v.path, q)
-	p.redirect(w, r, newFilterLinks(v.path, addr.query, nil).to(filters), http.StatusSeeOther)
+	p.redirect(w, r, newFilterLinks(v.path, addr.query, nil).To(filters), http.StatusSeeOther)
 }

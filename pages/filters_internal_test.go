@@ -2,6 +2,7 @@ package pages
 
 import (
 	"bytes"
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/url"
 	"reflect"
 	"strings"
@@ -28,27 +29,27 @@ func TestFilterLinks(t *testing.T) {
 	l := newFilterLinks("/stats/example.com/page", q, filters)
 	const at = "/stats/example.com/page?"
 	for _, tc := range []struct{ got, want string }{
-		{l.add(stats.Browser, "Firefox"), at + "filter%5Bbrowser%5D=Firefox&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
-		{l.add(stats.Country, "FR:France"), at + "filter%5Bcountry%5D=FR%3AFrance&filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
-		{l.add(stats.Country, stats.Other), ""},
-		{l.add(stats.Pageview, "2026-03-01"), ""},
-		{l.to(nil), at + "from=2026-03-01&search=a%26b"},
+		{l.Add(stats.Browser, "Firefox"), at + "filter%5Bbrowser%5D=Firefox&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+		{l.Add(stats.Country, "FR:France"), at + "filter%5Bcountry%5D=FR%3AFrance&filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+		{l.Add(stats.Country, stats.Other), ""},
+		{l.Add(stats.Pageview, "2026-03-01"), ""},
+		{l.To(nil), at + "from=2026-03-01&search=a%26b"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got  %s\nwant %s", tc.got, tc.want)
 		}
 	}
-	bar := l.bar("")
-	want := &filterBar{Clear: at + "from=2026-03-01&search=a%26b", Chips: []filterChip{
+	bar := l.Bar("")
+	want := &filterbar.Bar{Clear: at + "from=2026-03-01&search=a%26b", Chips: []filterbar.Chip{
 		{Name: "Page", Op: "is", Value: "/a b", Raw: "/a b", Remove: at + "filter%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b",
-			Switches: []chipSwitch{
-				{"is not", at + "filter%5Bcountry%5D=DE%3AGermany&filter_not%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
-				{"contains", at + "filter%5Bcountry%5D=DE%3AGermany&filter_contains%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+			Switches: []filterbar.Switch{
+				{Label: "is not", Href: at + "filter%5Bcountry%5D=DE%3AGermany&filter_not%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+				{Label: "contains", Href: at + "filter%5Bcountry%5D=DE%3AGermany&filter_contains%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
 			}},
 		{Name: "Country", Op: "is", Value: "Germany", Raw: "DE:Germany", Remove: at + "filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b",
-			Switches: []chipSwitch{
-				{"is not", at + "filter%5Bpage%5D=%2Fa+b&filter_not%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
-				{"contains", at + "filter%5Bpage%5D=%2Fa+b&filter_contains%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
+			Switches: []filterbar.Switch{
+				{Label: "is not", Href: at + "filter%5Bpage%5D=%2Fa+b&filter_not%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
+				{Label: "contains", Href: at + "filter%5Bpage%5D=%2Fa+b&filter_contains%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
 			}},
 	}}
 	if !reflect.DeepEqual(bar, want) {
@@ -60,9 +61,9 @@ func TestFilterLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chip := newFilterLinks("/stats/example.com", notQuery, notFilters).bar("").Chips[0]
+	chip := newFilterLinks("/stats/example.com", notQuery, notFilters).Bar("").Chips[0]
 	if chip.Op != "is not" || chip.Raw != "a|b | www.google.com" || len(chip.Switches) != 2 ||
-		chip.Switches[0] != (chipSwitch{"is", "/stats/example.com?filter_any%5Breferrer%5D=a%5C%7Cb%7Cwww.google.com"}) {
+		chip.Switches[0] != (filterbar.Switch{Label: "is", Href: "/stats/example.com?filter_any%5Breferrer%5D=a%5C%7Cb%7Cwww.google.com"}) {
 		t.Errorf("switched chip %+v", chip)
 	}
 	// A goal chip has no switch: a goal is filtered with "is" only (stats.ParseFilters).
@@ -71,13 +72,13 @@ func TestFilterLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if chip := newFilterLinks("/stats/example.com", goalQuery, goalFilters).bar("").Chips[0]; chip.Name != "Goal" || len(chip.Switches) != 0 {
+	if chip := newFilterLinks("/stats/example.com", goalQuery, goalFilters).Bar("").Chips[0]; chip.Name != "Goal" || len(chip.Switches) != 0 {
 		t.Errorf("goal chip %+v", chip)
 	}
-	if newFilterLinks("/stats/example.com", url.Values{}, nil).bar("") != nil {
+	if newFilterLinks("/stats/example.com", url.Values{}, nil).Bar("") != nil {
 		t.Error("a page without filters has chips")
 	}
-	if got := newFilterLinks("/stats/example.com", url.Values{}, nil).add(stats.LandingPage, "/x"); got != "/stats/example.com?filter%5Blanding_page%5D=%2Fx" {
+	if got := newFilterLinks("/stats/example.com", url.Values{}, nil).Add(stats.LandingPage, "/x"); got != "/stats/example.com?filter%5Blanding_page%5D=%2Fx" {
 		t.Errorf("add to no filter: %s", got)
 	}
 }
@@ -207,10 +208,10 @@ func TestFilteredListLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	stat, _ := statisticNamed("country")
-	toDashboard := newFilterLinks("/stats/example.com", rangeParams(q), filters)
+	toDashboard := newFilterLinks("/stats/example.com", filterbar.RangeParams(q), filters)
 	data := listPage{Domain: "example.com", Stat: stat, Filters: filters,
-		Rows:      topRows(stat.Name, []repository.StatEntry{{Value: "DE:Germany", Count: 2}}, toDashboard.add),
-		FilterBar: newFilterLinks("/stats/example.com/country", q, filters).bar(""),
+		Rows:      topRows(stat.Name, []repository.StatEntry{{Value: "DE:Germany", Count: 2}}, toDashboard.Add),
+		FilterBar: newFilterLinks("/stats/example.com/country", q, filters).Bar(""),
 		Notices:   []string{"With filters, numbers start on 10 Feb 2026: earlier days have no visit details."},
 		Params:    stats.ListQuery{Search: "x", Paging: stats.Paging{Number: 1, Size: 50}},
 		Total:     1, PerPages: stats.PerPageValues, SortLinks: map[string]string{},
@@ -289,14 +290,14 @@ func text(n *html.Node) string {
 	return b.String()
 }
 
-// A chip shows at most chipLength characters of a value; its title holds all of it.
+// A chip shows at most filterbar.ChipLength characters of a value; its title holds all of it.
 func TestChipOfALongValue(t *testing.T) {
 	long := strings.Repeat("é", 255)
-	bar := newFilterLinks("/stats/example.com", url.Values{}, stats.Filters{{Name: stats.Page, Value: long}}).bar("")
-	if got := bar.Chips[0].Value; got != strings.Repeat("é", chipLength-1)+"…" || bar.Chips[0].Raw != long {
+	bar := newFilterLinks("/stats/example.com", url.Values{}, stats.Filters{{Name: stats.Page, Value: long}}).Bar("")
+	if got := bar.Chips[0].Value; got != strings.Repeat("é", filterbar.ChipLength-1)+"…" || bar.Chips[0].Raw != long {
 		t.Errorf("chip of a 255-character value: %q", got)
 	}
-	if got := shorten("/pricing", chipLength); got != "/pricing" {
+	if got := filterbar.Shorten("/pricing", filterbar.ChipLength); got != "/pricing" {
 		t.Errorf("a short value is shortened: %q", got)
 	}
 }

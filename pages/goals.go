@@ -3,6 +3,7 @@ package pages
 import (
 	"context"
 	"errors"
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -172,7 +173,7 @@ func rateText(rate float64) string { return strconv.FormatFloat(rate, 'f', 1, 64
 const goalsExport = "goals"
 
 func goalsExportURL(v statsView, rng stats.Range, filters stats.Filters) string {
-	q := withFilters(rng.Query(), filters)
+	q := filterbar.With(rng.Query(), filters)
 	q.Set("name", goalsExport)
 	return v.url("/export", q)
 }

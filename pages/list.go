@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/http"
 	"net/url"
 	"slices"
@@ -28,7 +29,7 @@ type listPage struct {
 	Next      string
 	SortLinks map[string]string // "value", "count" -> the address sorting by it
 	Filters   stats.Filters     // for the search form, which keeps them
-	FilterBar *filterBar        // the active filters' chips; nil without filters
+	FilterBar *filterbar.Bar    // the active filters' chips; nil without filters
 	Notices   []string          // what filtered numbers rest on
 	Dashboard string
 	ExportURL string
@@ -101,14 +102,14 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	dash := v.path
 	// A value links to the dashboard filtered by it, keeping the range and the filters: the
 	// view of everything else those visits did, which the filter is for. The chips stay here.
-	back, home := v.with(rangeParams(q)), rng.Query()
+	back, home := v.with(filterbar.RangeParams(q)), rng.Query()
 	for k, vs := range cmp.Query() {
 		back[k], home[k] = vs, vs
 	}
 	toDashboard := newFilterLinks(dash, back, filters)
 	data := listPage{
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total, Filters: filters,
-		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: v.url("", withFilters(home, filters)),
+		Rows: topRows(stat.Name, entries, toDashboard.Add), Dashboard: v.url("", filterbar.With(home, filters)),
 		ExportURL: exportURL(v, stat.Name, rng, filters), PerPages: stats.PerPageValues,
 		FilterBar: v.bar(p.base.Links.Base(r, web.Page), newFilterLinks(dash+"/"+string(stat.Name), q, filters)),
 	}

@@ -17,7 +17,7 @@ func TestEventGroups(t *testing.T) {
 		{Name: "Download", Total: 2, Values: []repository.StatEntry{{Value: ":pdf", Count: 2}}},
 		{Name: "Outbound Link  Click", Total: 1, Values: []repository.StatEntry{{Value: ":", Count: 1}}},
 		{Name: stats.Other, Total: 1, Values: []repository.StatEntry{{Value: "", Count: 1}}},
-	}, map[string]string{"Outbound Link  Click": "Outbound Link: Click"}, links.add)
+	}, map[string]string{"Outbound Link  Click": "Outbound Link: Click"}, links.Add)
 	const at = "/stats/example.com?filter%5Bevent%5D="
 	want := []eventGroup{
 		{Name: "Purchase", Total: 10, Share: "100", Values: []topRow{

@@ -93,7 +93,7 @@ func (p *Pages) pinnedView(ctx context.Context, site repository.Website, userID 
 	for _, s := range segs {
 		item := segmentItem{ID: s.ID, Name: s.Name, Site: s.Site(), CanEdit: userID != 0 && (!s.Site() || out.CanSite)}
 		if f, ok := query.SegmentDashboard(s.Filters); ok {
-			item.URL, item.Current = links.to(f), dashparts.SameFilters(f, filters)
+			item.URL, item.Current = links.To(f), dashparts.SameFilters(f, filters)
 		}
 		out.Segments = append(out.Segments, item)
 	}

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"context"
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -79,7 +80,7 @@ func (p *Pages) readProperties(ctx context.Context, siteID int64, rng stats.Rang
 
 // newPropertiesPanel lays the panel out: dash is the dashboard's address, query its range and
 // filters, links its filter links.
-func newPropertiesPanel(dash string, query url.Values, links filterLinks, reads propertyReads, exportURL string) *propertiesPanel {
+func newPropertiesPanel(dash string, query url.Values, links filterbar.Links, reads propertyReads, exportURL string) *propertiesPanel {
 	if len(reads.keys) == 0 {
 		return nil
 	}
@@ -96,17 +97,17 @@ func newPropertiesPanel(dash string, query url.Values, links filterLinks, reads 
 		if value == stats.Other {
 			return "" // (other) matches nothing
 		}
-		if links.fixed(stats.Filter{Name: stats.Property, Key: reads.key}) {
+		if links.Fixed(stats.Filter{Name: stats.Property, Key: reads.key}) {
 			return "" // the shared link's segment filters this key
 		}
-		return links.to(links.filters.WithProperty(reads.key, value))
+		return links.To(links.Filters.WithProperty(reads.key, value))
 	}
 	panel.Rows = topRows(stats.Property, reads.values, link)
 	return panel
 }
 
 func propertiesExportURL(v statsView, rng stats.Range, filters stats.Filters) string {
-	q := withFilters(rng.Query(), filters)
+	q := filterbar.With(rng.Query(), filters)
 	q.Set("name", propertiesExport)
 	return v.url("/export", q)
 }

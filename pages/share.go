@@ -2,9 +2,9 @@ package pages
 
 import (
 	"errors"
+	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -19,59 +19,6 @@ import (
 // one, is asked as a website's is (same limits); a right one grants this browser that link
 // for GrantTTL. With embed=true the pages come without the site's chrome, for an iframe: only
 // the embed views of links without a password may be framed by other sites.
-
-// embedOptions are an embed view's options, as given in its address.
-type embedOptions struct {
-	Theme      string // "light", "dark", or "" (the reader's system's)
-	Background string // a CSS colour (#rgb, #rrggbb...) or "transparent"; "" for the page's own
-	Manual     bool   // width=manual: the page fills the iframe's width, however wide
-}
-
-// embedParams are the parameters of an embed view, kept in every link of the view with the
-// token.
-var embedParams = []string{"embed", "theme", "background", "width"}
-
-var hexColour = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
-
-// parseEmbed reads the embed parameters; nil without embed=true. Refusals go into errs.
-func parseEmbed(q url.Values, errs stats.FieldErrors) *embedOptions {
-	switch q.Get("embed") {
-	case "":
-		for _, k := range embedParams[1:] {
-			if q.Has(k) {
-				errs.Add(k, "is an option of embed=true only")
-			}
-		}
-		return nil
-	case "true":
-	default:
-		errs.Add("embed", "must be true")
-		return nil
-	}
-	o := &embedOptions{}
-	switch t := q.Get("theme"); t {
-	case "light", "dark":
-		o.Theme = t
-	case "", "system":
-	default:
-		errs.Add("theme", "must be one of light, dark, system")
-	}
-	if b := q.Get("background"); b != "" {
-		if b != "transparent" && !hexColour.MatchString(b) {
-			errs.Add("background", "must be transparent or a colour such as #f9f9f9")
-		} else {
-			o.Background = b
-		}
-	}
-	switch q.Get("width") {
-	case "manual":
-		o.Manual = true
-	case "":
-	default:
-		errs.Add("width", "must be manual")
-	}
-	return o
-}
 
 // shared serves a stats page (dashboard, full list, realtime, export) in a shared link's
 // view: the link of the auth token must be the website's, and its password granted to this
@@ -88,9 +35,9 @@ func (p *Pages) shared(h http.HandlerFunc) http.HandlerFunc {
 		}
 		q := r.URL.Query()
 		errs := stats.FieldErrors{}
-		embed := parseEmbed(q, errs)
+		embed := embedopt.Parse(q, errs)
 		keep := url.Values{"auth": {q.Get("auth")}}
-		for _, k := range embedParams {
+		for _, k := range embedopt.Params {
 			if q.Has(k) && len(errs) == 0 {
 				keep[k] = q[k]
 			}
@@ -209,7 +156,7 @@ func shareCookie(l repository.SharedLink) string { return "share_" + strconv.For
 // style, so the colour comes from this address, checked as the view checks it.
 func (p *Pages) embedCSS(w http.ResponseWriter, r *http.Request) {
 	b := r.URL.Query().Get("background")
-	if b != "transparent" && !hexColour.MatchString(b) {
+	if b != "transparent" && !embedopt.Colour.MatchString(b) {
 		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid address", "background must be transparent or a colour such as #f9f9f9.")
 		return
 	}

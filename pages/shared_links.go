@@ -3,6 +3,7 @@ package pages
 import (
 	"errors"
 	"fmt"
+	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -219,7 +220,7 @@ func (p *Pages) createSharedLink(w http.ResponseWriter, r *http.Request) {
 	if form.Manual {
 		embed.Set("width", "manual")
 	}
-	parseEmbed(embed, form.Errors) // the options checked as the view checks them
+	embedopt.Parse(embed, form.Errors) // the options checked as the view checks them
 	if len(form.Errors) > 0 {
 		p.renderSharedLinks(w, r, http.StatusUnprocessableEntity, site, sharedLinksPage{Form: form})
 		return

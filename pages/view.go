@@ -2,6 +2,7 @@ package pages
 
 import (
 	"context"
+	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"net/http"
 	"net/url"
 
@@ -20,7 +21,7 @@ type statsView struct {
 	// shared is the shared link shown, and site its website; nil on /stats.
 	shared *repository.SharedLink
 	site   repository.Website
-	embed  *embedOptions // embed=true: no site chrome (share.go); nil otherwise
+	embed  *embedopt.Options // embed=true: no site chrome (share.go); nil otherwise
 	// segment is the shared link's segment, whose filters narrow every read of the view
 	// and its viewer cannot remove; nil without one (and on /stats).
 	segment *lockedSegment
