@@ -2,6 +2,7 @@ package repository_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	mathrand "math/rand/v2"
 	"os"
@@ -381,4 +382,68 @@ func engagementText(m map[string]repository.PageEngagement) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, " ")
+}
+
+// A file of another layout (one an older service wrote) is made again, empty, when opened,
+// and the next sync fills it.
+func TestColumnStoreOfAnotherLayoutIsMadeAgain(t *testing.T) {
+	f := newFixture(t, "layout.example")
+	site, ctx := f.sites[0], context.Background()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	from := today.AddDate(0, 0, -10)
+	repotest.WriteVisitRows(t, f.db, site, repotest.RandomVisits(mathrand.New(mathrand.NewPCG(4, 5)), from, today, 5))
+	dir := t.TempDir()
+	sync := func() *column.Store {
+		t.Helper()
+		store, err := column.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.repo.UseColumnStore(store)
+		if err := f.repo.SyncColumnStore(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := store.HeldThrough(site, from, today, today); !ok {
+			t.Fatal("the sync copied nothing")
+		}
+		return store
+	}
+	// file reads the file's layout and how many days it holds, the store closed.
+	file := func(change string) (version, days int) {
+		t.Helper()
+		db, err := sql.Open("duckdb", filepath.Join(dir, column.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if change != "" {
+			if _, err := db.Exec(change); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.QueryRow(`SELECT (SELECT version FROM meta), (SELECT count(*) FROM days)`).Scan(&version, &days); err != nil {
+			t.Fatal(err)
+		}
+		return version, days
+	}
+	sync().Close()
+	layout, held := file("")
+	if held == 0 {
+		t.Fatal("the file holds no day")
+	}
+	if v, _ := file(`UPDATE meta SET version = version - 1`); v != layout-1 {
+		t.Fatalf("the layout is %d after the change", v)
+	}
+	store, err := column.Open(dir)
+	if err != nil {
+		t.Fatalf("a file of another layout: %v", err)
+	}
+	store.Close()
+	if v, days := file(""); v != layout || days != 0 {
+		t.Fatalf("opened, the file of another layout is of layout %d with %d days, not made again (%d, none)", v, days, layout)
+	}
+	sync().Close()
+	if _, days := file(""); days != held {
+		t.Errorf("synced again, the file holds %d days, not %d", days, held)
+	}
 }
