@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/analytics-service/analytics/testkit/harness"
 	"math"
 	"net/http/httptest"
 	"net/url"
@@ -373,6 +374,30 @@ func checkRealtimeRefresh(t *testing.T, browser context.Context, e *env, id int6
 	if before != "10" || after != "100" {
 		t.Errorf("realtime pageviews %q, then %q: want 10, then 100 without a reload", before, after)
 	}
+}
+
+// newTab is a tab of the test's Chromium whose console errors and failed requests fail the
+// test (webtest.WatchProblems).
+func newTab(t *testing.T) context.Context {
+	t.Helper()
+	tab, closeTab := chromedp.NewContext(webtest.NewBrowser(t))
+	t.Cleanup(closeTab)
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WatchProblems(t, tab)
+	return tab
+}
+
+// signInTab signs the user in with its password in tab, and waits for the page after it
+// (until, a CSS selector).
+func signInTab(t *testing.T, tab context.Context, base string, u harness.User, until string) {
+	t.Helper()
+	tabDo(t, tab, chromedp.Navigate(base+"/login"),
+		chromedp.SendKeys(chromedp.CSS("#email"), u.Email),
+		chromedp.SendKeys(chromedp.CSS("#password"), u.Password),
+		chromedp.Submit(chromedp.CSS("#password")),
+		chromedp.WaitVisible(chromedp.CSS(until)))
 }
 
 // tabDo runs steps in a tab, each run bounded in time.

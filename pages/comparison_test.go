@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/analytics-service/analytics/web/webtest"
 )
 
 // visitorsCard is the dashboard's "Unique visitors" card: its number, its change and what
@@ -183,19 +181,9 @@ func TestDashboardComparisonInChromium(t *testing.T) {
 	owner := e.UserWithPassword("owner@example.com")
 	id := e.Site(owner.Key, "compare.example")
 	e.seedMonth(id)
-	browser := webtest.NewBrowser(t)
-	ctx, closeTab := chromedp.NewContext(browser)
-	t.Cleanup(closeTab)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
-	webtest.WatchProblems(t, ctx)
+	ctx := newTab(t)
 	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
-	do(chromedp.Navigate(e.Server.URL+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
-		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
-		chromedp.Submit(chromedp.CSS("#password")),
-		chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	signInTab(t, ctx, e.Server.URL, owner, "table.sites")
 	today := e.Clock.Now().UTC().Truncate(24 * time.Hour)
 	page := fmt.Sprintf("%s/stats/compare.example?from=%s&to=%s&sources=source", e.Server.URL,
 		today.AddDate(0, 0, -20).Format(time.DateOnly), today.Format(time.DateOnly))

@@ -17,7 +17,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/analytics-service/analytics/repository/repotest"
-	"github.com/analytics-service/analytics/web/webtest"
 )
 
 // darkMode makes the tab's pages see prefers-color-scheme: dark (on) or light.
@@ -64,13 +63,7 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 	}
 	repotest.WriteVisitRows(t, e.DB, id, rows)
 	e.exec(`UPDATE websites SET filters_from = '2026-03-10' WHERE id = $1`, id)
-	browser := webtest.NewBrowser(t)
-	ctx, closeTab := chromedp.NewContext(browser)
-	t.Cleanup(closeTab)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
-	webtest.WatchProblems(t, ctx)
+	ctx := newTab(t)
 	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
 	eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
 	text := func(js string) string { t.Helper(); var s string; eval(js, &s); return s }

@@ -12,8 +12,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-
-	"github.com/analytics-service/analytics/web/webtest"
 )
 
 // colorScheme makes the tab's system colour scheme light or dark.
@@ -51,13 +49,7 @@ func TestSegmentsAnnotationsAndMapInChromium(t *testing.T) {
 	id := e.Site(owner.Key, "pinned.example")
 	e.seedMonth(id)
 
-	browser := webtest.NewBrowser(t)
-	ctx, closeTab := chromedp.NewContext(browser)
-	t.Cleanup(closeTab)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
-	webtest.WatchProblems(t, ctx)
+	ctx := newTab(t)
 	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
 	location := func() string {
 		t.Helper()
@@ -67,11 +59,7 @@ func TestSegmentsAnnotationsAndMapInChromium(t *testing.T) {
 		}
 		return loc
 	}
-	do(chromedp.Navigate(e.Server.URL+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
-		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
-		chromedp.Submit(chromedp.CSS("#password")),
-		chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	signInTab(t, ctx, e.Server.URL, owner, "table.sites")
 
 	// Save: the filtered dashboard's menu.
 	rng := "from=2026-03-01&to=2026-03-20"

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/analytics-service/analytics/web/webtest"
 )
 
 // The dashboard's Properties panel in Chromium, at a phone's width and a desktop's: nothing
@@ -31,19 +29,9 @@ func TestPropertiesPanelInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	browser := webtest.NewBrowser(t)
-	ctx, closeTab := chromedp.NewContext(browser)
-	t.Cleanup(closeTab)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
-	webtest.WatchProblems(t, ctx)
+	ctx := newTab(t)
 	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
-	do(chromedp.Navigate(e.Server.URL+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
-		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
-		chromedp.Submit(chromedp.CSS("#password")),
-		chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	signInTab(t, ctx, e.Server.URL, owner, "table.sites")
 	day := e.Clock.Now().UTC().Format("2006-01-02")
 	// The plan key chosen, whose values include the long one.
 	page := fmt.Sprintf("%s/stats/props.example?from=%s&to=%s&property=plan#properties", e.Server.URL, day, day)

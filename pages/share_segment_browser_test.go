@@ -10,7 +10,6 @@ import (
 
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
-	"github.com/analytics-service/analytics/web/webtest"
 )
 
 // A segment's shared link as a person makes and reads it, in Chromium, each page checked at
@@ -33,13 +32,7 @@ func TestSharedSegmentInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	browser := webtest.NewBrowser(t)
-	ctx, closeTab := chromedp.NewContext(browser)
-	t.Cleanup(closeTab)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
-	webtest.WatchProblems(t, ctx)
+	ctx := newTab(t)
 	base := e.Server.URL
 	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
 	count := func(sel string) int {
@@ -48,9 +41,7 @@ func TestSharedSegmentInChromium(t *testing.T) {
 		tabEval(t, ctx, `document.querySelectorAll(`+jsString(sel)+`).length`, &n)
 		return n
 	}
-	do(chromedp.Navigate(base+"/login"), chromedp.WaitVisible(chromedp.CSS("#email")),
-		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email), chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
-		chromedp.Submit(chromedp.CSS("#password")), chromedp.WaitVisible(chromedp.CSS(".topbar form button")))
+	signInTab(t, ctx, base, owner, ".topbar form button")
 
 	do(chromedp.Navigate(base+"/websites/"+strconv.FormatInt(site, 10)+"/shared"), chromedp.WaitVisible(chromedp.CSS("#link-segment")),
 		chromedp.SendKeys(chromedp.CSS("#link-name"), "Germany for the Berlin office"),
