@@ -141,7 +141,12 @@ func TestSharedLinkSegmentForm(t *testing.T) {
 		t.Fatal("a link without a name was stored")
 	}
 
-	makeSharedLink(t, s.browser, s.site, url.Values{"name": {"Everything"}, "segment": {""}})
+	// A segment in the address is no field of the form: the link is made without one.
+	fromQuery := s.browser.post(s.settings()+"?segment="+strconv.FormatInt(s.germany.ID, 10), url.Values{"name": {"Everything"}})
+	wantStatus(t, "a segment in the address", fromQuery, http.StatusOK)
+	if links := s.links(t); len(links) != 1 || links[0].SegmentID != nil {
+		t.Fatalf("the address's segment was taken as the form's: %+v", links)
+	}
 	made := s.browser.post(s.settings(), url.Values{"name": {"Germany only"}, "segment": {strconv.FormatInt(s.germany.ID, 10)}, "password": {"open sesame"}})
 	wantStatus(t, "make a link with a segment", made, http.StatusOK)
 	if want := "The link “Germany only”, with its password and showing only the segment “" + html.EscapeString(segmentName) + "”, was made."; !strings.Contains(made.body, want) {
