@@ -82,7 +82,7 @@ func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (throug
 	// The visit-level names in one scan, pages and events in one each.
 	var visitLevel []query.Field
 	var visitNames []stats.Name
-	waits := make([]func() ([]string, []int64, error), len(names))
+	waits := make([]func() (column.Counts, error), len(names))
 	for i, n := range names {
 		switch n {
 		case stats.Event:
@@ -97,44 +97,42 @@ func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (throug
 	}
 	if len(visitLevel) > 0 {
 		waitSets := v.repo.column.StartCounts(ctx, p, visitLevel)
-		for i, n := range names {
-			if j := slices.Index(visitNames, n); j >= 0 {
-				waits[i] = func() ([]string, []int64, error) {
-					values, counts, err := waitSets()
-					if err != nil {
-						return nil, nil, err
-					}
-					return values[j], counts[j], nil
+		for j, n := range visitNames {
+			waits[slices.Index(names, n)] = func() (column.Counts, error) {
+				sets, err := waitSets()
+				if err != nil {
+					return column.Counts{}, err
 				}
+				return sets[j], nil
 			}
 		}
 	}
 	totals = &columnTotals{}
 	for i, wait := range waits {
-		values, counts, err := wait()
+		c, err := wait()
 		if err != nil {
 			return time.Time{}, nil, err
 		}
 		_, d, visitLevel := visitColumn(names[i])
-		for j, value := range values {
-			if counts[j] == 0 || value == "" && visitLevel && d.OnlyGiven {
+		for j, value := range c.Values {
+			if c.Counts[j] == 0 || value == "" && visitLevel && d.OnlyGiven {
 				continue // as valueTotals: no row of its own, or not counted (uncountedNone)
 			}
 			totals.names, totals.values = append(totals.names, string(names[i])), append(totals.values, value)
-			totals.counts = append(totals.counts, counts[j])
+			totals.counts = append(totals.counts, c.Counts[j])
 		}
 	}
 	return through, totals, nil
 }
 
 // pageCounts are the pages and pageviews of a part of the event:page dimension.
-func pageCounts(wait func() (column.Rows, error)) func() ([]string, []int64, error) {
-	return func() ([]string, []int64, error) {
+func pageCounts(wait func() (column.Rows, error)) func() (column.Counts, error) {
+	return func() (column.Counts, error) {
 		rows, err := wait()
 		if err != nil {
-			return nil, nil, err
+			return column.Counts{}, err
 		}
-		return rows.Keys[0], rows.Pageviews, nil
+		return column.Counts{Values: rows.Keys[0], Counts: rows.Pageviews}, nil
 	}
 }
 

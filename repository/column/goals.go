@@ -46,16 +46,7 @@ func (s *Store) StartGoalCounts(ctx context.Context, p GoalPart) (wait func() ([
 	if err != nil {
 		return func() ([]GoalRow, error) { return nil, err }
 	}
-	done := make(chan struct{})
-	var out []GoalRow
-	go func() {
-		defer close(done)
-		out, err = s.readGoalRows(ctx, sqlText, b.args, len(p.Pages.Words))
-	}()
-	return func() ([]GoalRow, error) {
-		<-done
-		return out, err
-	}
+	return beside(func() ([]GoalRow, error) { return s.readGoalRows(ctx, sqlText, b.args, len(p.Pages.Words)) })
 }
 
 func (s *Store) readGoalRows(ctx context.Context, sqlText string, args []any, words int) ([]GoalRow, error) {

@@ -107,16 +107,40 @@ func (s *Store) Start(ctx context.Context, p Part) (wait func() (Rows, error)) {
 	if err != nil {
 		return func() (Rows, error) { return Rows{}, err }
 	}
+	return beside(func() (Rows, error) { return s.read(ctx, sqlText, b.args, len(p.Dimensions)) })
+}
+
+// beside runs run in a goroutine of its own; the function returned waits for its answer.
+func beside[T any](run func() (T, error)) (wait func() (T, error)) {
 	done := make(chan struct{})
-	var rows Rows
+	var out T
+	var err error
 	go func() {
 		defer close(done)
-		rows, err = s.read(ctx, sqlText, b.args, len(p.Dimensions))
+		out, err = run()
 	}()
-	return func() (Rows, error) {
+	return func() (T, error) {
 		<-done
-		return rows, err
+		return out, err
 	}
+}
+
+// scanEach runs a statement and calls scan on each of its rows.
+func (s *Store) scanEach(ctx context.Context, sqlText string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := s.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return fmt.Errorf("column store: read: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return fmt.Errorf("column store: read: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("column store: read: %w", err)
+	}
+	return nil
 }
 
 // read runs a part's statement.
@@ -222,38 +246,43 @@ func (b *partBuild) where(ctx context.Context) (string, error) {
 	return strings.Join(conds, " AND "), nil
 }
 
+// Counts are values with a count each.
+type Counts struct {
+	Values []string
+	Counts []int64
+}
+
 // StartEvents counts, beside the caller, the values of the event statistic (name:value:unit,
-// as v1's event lists read them) of the part's visits (p.Dimensions unused); wait returns each
-// value and its count.
-func (s *Store) StartEvents(ctx context.Context, p Part) (wait func() ([]string, []int64, error)) {
+// as v1's event lists read them) of the part's visits (p.Dimensions unused).
+func (s *Store) StartEvents(ctx context.Context, p Part) (wait func() (Counts, error)) {
 	b := &partBuild{p: p}
 	where, err := b.where(ctx)
 	if err != nil {
-		return func() ([]string, []int64, error) { return nil, nil, err }
+		return func() (Counts, error) { return Counts{}, err }
 	}
 	sqlText := b.with() + `SELECT e, count(*)::BIGINT FROM (SELECT unnest(evs) AS e FROM visits WHERE ` + where + `) AS u GROUP BY e`
-	done := make(chan struct{})
-	var values []string
-	var counts []int64
-	go func() {
-		defer close(done)
-		values, counts, err = s.readCounts(ctx, sqlText, b.args)
-	}()
-	return func() ([]string, []int64, error) {
-		<-done
-		return values, counts, err
-	}
+	return beside(func() (Counts, error) {
+		var out Counts
+		err := s.scanEach(ctx, sqlText, b.args, func(rows *sql.Rows) error {
+			var v string
+			var n int64
+			err := rows.Scan(&v, &n)
+			out.Values, out.Counts = append(out.Values, v), append(out.Counts, n)
+			return err
+		})
+		return out, err
+	})
 }
 
 // StartCounts counts, beside the caller, the part's visits by each value of each of the
 // visit-level fields (p.Dimensions unused) in one scan of them (GROUPING SETS, as v1's lists of
 // several names are read from the rows), so that the filters are tested once; wait returns
-// each field's values and counts, in fields' order.
-func (s *Store) StartCounts(ctx context.Context, p Part, fields []query.Field) (wait func() ([][]string, [][]int64, error)) {
+// each field's counts, in fields' order.
+func (s *Store) StartCounts(ctx context.Context, p Part, fields []query.Field) (wait func() ([]Counts, error)) {
 	b := &partBuild{p: p}
 	where, err := b.where(ctx)
 	if err != nil {
-		return func() ([][]string, [][]int64, error) { return nil, nil, err }
+		return func() ([]Counts, error) { return nil, err }
 	}
 	var cols, sets []string
 	var which strings.Builder
@@ -264,38 +293,20 @@ func (s *Store) StartCounts(ctx context.Context, p Part, fields []query.Field) (
 	}
 	sqlText := b.with() + `SELECT CASE` + which.String() + ` END, coalesce(` + strings.Join(cols, ", ") + `), count(*)::BIGINT
 		FROM visits WHERE ` + where + ` GROUP BY GROUPING SETS (` + strings.Join(sets, ", ") + `)`
-	done := make(chan struct{})
-	values, counts := make([][]string, len(fields)), make([][]int64, len(fields))
-	go func() {
-		defer close(done)
-		err = s.readSets(ctx, sqlText, b.args, values, counts)
-	}()
-	return func() ([][]string, [][]int64, error) {
-		<-done
-		return values, counts, err
-	}
-}
-
-// readSets runs a statement of (set, value, count) rows into each set's values and counts.
-func (s *Store) readSets(ctx context.Context, sqlText string, args []any, values [][]string, counts [][]int64) error {
-	rows, err := s.db.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return fmt.Errorf("column store: read: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var set int
-		var v string
-		var n int64
-		if err := rows.Scan(&set, &v, &n); err != nil {
-			return fmt.Errorf("column store: read: %w", err)
-		}
-		values[set], counts[set] = append(values[set], v), append(counts[set], n)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("column store: read: %w", err)
-	}
-	return nil
+	return beside(func() ([]Counts, error) {
+		out := make([]Counts, len(fields))
+		err := s.scanEach(ctx, sqlText, b.args, func(rows *sql.Rows) error {
+			var set int
+			var v string
+			var n int64
+			if err := rows.Scan(&set, &v, &n); err != nil {
+				return err
+			}
+			out[set].Values, out[set].Counts = append(out[set].Values, v), append(out[set].Counts, n)
+			return nil
+		})
+		return out, err
+	})
 }
 
 // PageEngagement are a page's engagement sums over a part's visits: how many sent engaged
@@ -319,59 +330,16 @@ func (s *Store) StartEngagement(ctx context.Context, p Part, pages []string) (wa
 		FROM (SELECT unnest(eng_pages) AS page, unnest(eng_ms) AS ms, unnest(eng_depth) AS depth
 			FROM visits WHERE ` + where + ` AND len(eng_pages) > 0) AS e
 		WHERE ` + b.inList("page", pages) + ` GROUP BY page`
-	done := make(chan struct{})
-	var out []PageEngagement
-	go func() {
-		defer close(done)
-		out, err = s.readEngagement(ctx, sqlText, b.args)
-	}()
-	return func() ([]PageEngagement, error) {
-		<-done
+	return beside(func() ([]PageEngagement, error) {
+		var out []PageEngagement
+		err := s.scanEach(ctx, sqlText, b.args, func(rows *sql.Rows) error {
+			var e PageEngagement
+			err := rows.Scan(&e.Page, &e.EngagedVisits, &e.EngagedMs, &e.ScrollVisits, &e.ScrollSum)
+			out = append(out, e)
+			return err
+		})
 		return out, err
-	}
-}
-
-func (s *Store) readEngagement(ctx context.Context, sqlText string, args []any) ([]PageEngagement, error) {
-	rows, err := s.db.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return nil, fmt.Errorf("column store: read: %w", err)
-	}
-	defer rows.Close()
-	var out []PageEngagement
-	for rows.Next() {
-		var e PageEngagement
-		if err := rows.Scan(&e.Page, &e.EngagedVisits, &e.EngagedMs, &e.ScrollVisits, &e.ScrollSum); err != nil {
-			return nil, fmt.Errorf("column store: read: %w", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("column store: read: %w", err)
-	}
-	return out, nil
-}
-
-// readCounts runs a statement of (value, count) rows.
-func (s *Store) readCounts(ctx context.Context, sqlText string, args []any) ([]string, []int64, error) {
-	rows, err := s.db.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("column store: read: %w", err)
-	}
-	defer rows.Close()
-	var values []string
-	var counts []int64
-	for rows.Next() {
-		var v string
-		var n int64
-		if err := rows.Scan(&v, &n); err != nil {
-			return nil, nil, fmt.Errorf("column store: read: %w", err)
-		}
-		values, counts = append(values, v), append(counts, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("column store: read: %w", err)
-	}
-	return values, counts, nil
+	})
 }
 
 // rangeCond is the condition of the part's website and days.
