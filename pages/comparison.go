@@ -2,10 +2,10 @@ package pages
 
 import (
 	"fmt"
-	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/url"
 	"time"
 
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )

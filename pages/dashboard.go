@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/pages/display"
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"github.com/analytics-service/analytics/pages/filterform"
 	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/pages/period"

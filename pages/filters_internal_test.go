@@ -2,7 +2,6 @@ package pages
 
 import (
 	"bytes"
-	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/url"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/pages/htmlpage"
 	"github.com/analytics-service/analytics/repository"

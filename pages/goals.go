@@ -3,11 +3,11 @@ package pages
 import (
 	"context"
 	"errors"
-	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/http"
 	"net/url"
 	"strconv"
 
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/http"
 	"net/url"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/pages/display"
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"

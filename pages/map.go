@@ -2,10 +2,10 @@ package pages
 
 import (
 	"context"
-	"github.com/analytics-service/analytics/pages/filterbar"
 
 	"github.com/analytics-service/analytics/pages/dashparts"
 	"github.com/analytics-service/analytics/pages/display"
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )

@@ -2,12 +2,12 @@ package pages
 
 import (
 	"context"
-	"github.com/analytics-service/analytics/pages/filterbar"
 	"net/http"
 	"net/url"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/analytics-service/analytics/pages/filterbar"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )

@@ -2,13 +2,13 @@ package pages
 
 import (
 	"errors"
-	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )

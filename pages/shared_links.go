@@ -3,7 +3,6 @@ package pages
 import (
 	"errors"
 	"fmt"
-	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"

@@ -2,10 +2,10 @@ package pages
 
 import (
 	"context"
-	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"net/http"
 	"net/url"
 
+	embedopt "github.com/analytics-service/analytics/pages/embed"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
