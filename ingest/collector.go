@@ -345,7 +345,13 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	add := func(name stats.Name, day int32, value string) string { // the value as counted
 		return addStored(name, day, stats.Storable(value))
 	}
-	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue, rowCut: out.rowCut}
+	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue, rowCut: out.rowCut, at: vh.at}
+	if out.minuteVisitor {
+		extras.minute.visitors = 1
+	}
+	if out.started {
+		extras.minute.visits = 1
+	}
 	c.Metrics.dropProps(reasonPropPerVisit, out.pairsDropped)
 	if out.rowCut {
 		c.Metrics.cutRow(rowPartHit, 1)
@@ -362,6 +368,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		add(stats.Pageview, dayKey, dayString(dayKey))
 		extras.rowPage = addStored(stats.Page, dayKey, page)
 		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
+		extras.minute.pageviews = 1
 		extras.hasPageview, extras.pageview = true, recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
 	}
 	if out.started {

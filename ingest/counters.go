@@ -53,7 +53,7 @@ type Counters struct {
 	mu      sync.Mutex
 	counts  map[Key]int64
 	members map[memberKey]memberBits
-	minutes map[minuteKey]int64
+	minutes map[minuteKey]minuteCounts
 	recent  map[int64]*recentViews
 	// rowStore holds the visits' rows not yet written (rows.go): those ready to be written,
 	// and those that still miss their visit's values or end, kept from one batch to the next
@@ -81,11 +81,21 @@ type memberBits struct {
 	hours   uint32
 }
 
-// minuteKey is a website's pageviews in one minute (Unix minutes), for the realtime view.
+// minuteKey is a website's minute (Unix minutes), for the realtime view and Today's graph by
+// the minute.
 type minuteKey struct {
 	websiteID int64
 	minute    int64
 }
+
+// minuteCounts are what a minute counts (repository.RealtimeMinute).
+type minuteCounts struct{ pageviews, visitors, visits int64 }
+
+func (m minuteCounts) add(o minuteCounts) minuteCounts {
+	return minuteCounts{m.pageviews + o.pageviews, m.visitors + o.visitors, m.visits + o.visits}
+}
+
+func (m minuteCounts) empty() bool { return m == minuteCounts{} }
 
 // recentView is a pageview of the realtime list (repository.RecentPageview).
 // Its address and user agent are kept until the flush takes it, which resolves them to country,
@@ -97,9 +107,10 @@ type recentView struct {
 	userAgent      string
 }
 
-// recentViews are a website's pageviews of a batch as the realtime view and the hourly
-// pageviews need them: its last repository.RealtimeRecentMax pageviews, and its pageviews of
-// the last two minutes and hours seen (a batch of a second rarely spans more), counted here
+// recentViews are a website's hits of a batch as the realtime view, its minutes and the hourly
+// pageviews need them: its last repository.RealtimeRecentMax pageviews, its counts of the last
+// two minutes and its pageviews of the last two hours seen (a batch of a second rarely spans
+// more), counted here
 // rather than as counter keys: one lookup by website a pageview instead of two map operations
 // on string keys. Older minutes and hours move to the maps when a newer one needs the slot.
 type recentViews struct {
@@ -111,7 +122,7 @@ type recentViews struct {
 
 type minuteSlot struct {
 	minute int64 // Unix minutes; 0: empty
-	n      int64
+	n      minuteCounts
 }
 
 type hourSlot struct {
@@ -120,23 +131,27 @@ type hourSlot struct {
 	n    int64 // 0: empty
 }
 
-// addPageview counts a pageview in its minute and its hour; c.mu is held.
-func (c *Counters) addPageview(site int64, r *recentViews, minute int64, day int32, hour uint8) {
+// addMinute adds a hit's counts to its minute; c.mu is held.
+func (c *Counters) addMinute(site int64, r *recentViews, minute int64, n minuteCounts) {
 	switch {
 	case r.minutes[0].minute == minute:
-		r.minutes[0].n++
+		r.minutes[0].n = r.minutes[0].n.add(n)
 	case r.minutes[1].minute == minute:
-		r.minutes[1].n++
+		r.minutes[1].n = r.minutes[1].n.add(n)
 	default:
 		old := &r.minutes[0]
 		if r.minutes[1].minute < old.minute {
 			old = &r.minutes[1]
 		}
-		if old.n > 0 {
-			c.minutes[minuteKey{site, old.minute}] += old.n
+		if !old.n.empty() {
+			c.minutes[minuteKey{site, old.minute}] = c.minutes[minuteKey{site, old.minute}].add(old.n)
 		}
-		*old = minuteSlot{minute: minute, n: 1}
+		*old = minuteSlot{minute: minute, n: n}
 	}
+}
+
+// addPageviewHour counts a pageview in its hour; c.mu is held.
+func (c *Counters) addPageviewHour(site int64, r *recentViews, day int32, hour uint8) {
 	switch {
 	case r.hours[0].n > 0 && r.hours[0].day == day && r.hours[0].hour == hour:
 		r.hours[0].n++
@@ -164,8 +179,8 @@ func (c *Counters) moveHour(site int64, h *hourSlot) {
 func (c *Counters) settle() {
 	for site, r := range c.recent {
 		for i := range r.minutes {
-			if m := &r.minutes[i]; m.n > 0 {
-				c.minutes[minuteKey{site, m.minute}] += m.n
+			if m := &r.minutes[i]; !m.n.empty() {
+				c.minutes[minuteKey{site, m.minute}] = c.minutes[minuteKey{site, m.minute}].add(m.n)
 				*m = minuteSlot{}
 			}
 		}
@@ -196,7 +211,7 @@ const (
 func (c *Counters) reset(size int) {
 	c.counts = make(map[Key]int64, size)
 	c.members = make(map[memberKey]memberBits)
-	c.minutes = make(map[minuteKey]int64)
+	c.minutes = make(map[minuteKey]minuteCounts)
 	c.recent = make(map[int64]*recentViews)
 }
 
@@ -210,9 +225,13 @@ type hitExtras struct {
 	bits        memberBits
 	hasPageview bool
 	pageview    recentView
-	site        int64
-	day         int32 // the pageview's day and hour (TZ), for pageview_hour
-	hour        uint8
+	// minute: what the hit adds to its minute (at, Unix nanoseconds): its pageview, and its
+	// visit as a visitor and a visit of that minute.
+	minute minuteCounts
+	at     int64
+	site   int64
+	day    int32 // the pageview's day and hour (TZ), for pageview_hour
+	hour   uint8
 	// The hit's part of its visit's row: the visit's values on its first hit, the page of a
 	// pageview (with hasPageview), the event of an event. hasRow false: no row (an
 	// engagement).
@@ -256,15 +275,18 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 		b.hours |= x.bits.hours
 		c.members[x.member] = b
 	}
-	if x.hasPageview {
+	if x.hasPageview || !x.minute.empty() {
 		r := c.recent[x.site]
 		if r == nil {
 			r = &recentViews{}
 			c.recent[x.site] = r
 		}
-		r.views[r.n%recentMax] = x.pageview
-		r.n++
-		c.addPageview(x.site, r, x.pageview.at/int64(time.Minute), x.day, x.hour)
+		if x.hasPageview {
+			r.views[r.n%recentMax] = x.pageview
+			r.n++
+			c.addPageviewHour(x.site, r, x.day, x.hour)
+		}
+		c.addMinute(x.site, r, x.at/int64(time.Minute), x.minute)
 	}
 	if x.hasRow {
 		c.rowHit(x)
@@ -350,7 +372,7 @@ func (c *Counters) flushSoon(n int) {
 type taken struct {
 	counts  map[Key]int64
 	members map[memberKey]memberBits
-	minutes map[minuteKey]int64
+	minutes map[minuteKey]minuteCounts
 	recent  map[int64]*recentViews
 	rows    takenRows
 }

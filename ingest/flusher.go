@@ -313,7 +313,8 @@ func toBatch(t taken, resolve func(netip.Addr, string) (string, string, string))
 		b.Members = append(b.Members, repository.Member{WebsiteID: k.websiteID, Day: dayDate(k.day), Key: k.key, Visited: bits.visited, Hours: bits.hours})
 	}
 	for k, n := range t.minutes {
-		b.Minutes = append(b.Minutes, repository.RealtimeMinute{WebsiteID: k.websiteID, Minute: time.Unix(k.minute*60, 0).UTC(), Pageviews: n})
+		b.Minutes = append(b.Minutes, repository.RealtimeMinute{WebsiteID: k.websiteID, Minute: time.Unix(k.minute*60, 0).UTC(),
+			Pageviews: n.pageviews, Visitors: n.visitors, Visits: n.visits})
 	}
 	for site, r := range t.recent {
 		first := max(0, r.n-recentMax)

@@ -82,3 +82,47 @@ func TestRealtimeReferrerIsTheDashboards(t *testing.T) {
 		t.Errorf("the referrer statistic %v, want news.example 1 and direct 1", referrers)
 	}
 }
+
+// Each minute counts its pageviews, its visitors (a visit with a hit in it, once however many
+// it has there, across flushes) and the visits that started in it, for Today's graph by the
+// minute. A custom event makes its visit a visitor of its minute with no pageview; an
+// engagement hit counts a visitor of a later minute, as it does of an hour, and no pageview.
+func TestMinutesCountVisitorsAndVisits(t *testing.T) {
+	clock := newClock(at("2026-03-04", "10:00:05"))
+	e := newCollectEnv(t, app.Config{Now: clock.Now, VisitTimeout: 2 * time.Minute})
+	id := e.site("minutes.test")
+	send := func(body, remote string, after time.Duration) {
+		t.Helper()
+		clock.Add(after)
+		if res := e.send(hit{body: body, remote: remote}); res.Status != http.StatusAccepted {
+			t.Fatalf("%s: %d %s", body, res.Status, res.Body)
+		}
+	}
+	const a, b = "198.51.100.1:1", "198.51.100.2:1"
+	page := func(path string) string {
+		return `{"n":"pageview","u":"https://minutes.test` + path + `","d":"minutes.test"}`
+	}
+	signup := `{"n":"Signup","u":"https://minutes.test/","d":"minutes.test"}`
+	engagement := `{"n":"engagement","u":"https://minutes.test/b","d":"minutes.test","e":5000,"sd":40}`
+	send(page("/"), a, 0)                         // 10:00:05 a's visit starts
+	send(page("/a"), a, 15*time.Second)           // 10:00:20 the same minute
+	e.flush()                                     // the minute is written in two batches
+	send(signup, b, 10*time.Second)               // 10:00:30 b's visit starts with an event
+	send(page("/b"), a, 40*time.Second)           // 10:01:10
+	send(engagement, a, 5*time.Second)            // 10:01:15 the same minute: nothing
+	send(engagement, a, time.Minute)              // 10:02:15 a visitor of 10:02, no pageview
+	send(page("/"), a, 2*time.Minute+time.Second) // 10:04:16 past VISIT_TIMEOUT: a new visit
+	e.flush()
+	minutes, err := repository.New(e.DB, clock.Now).Minutes(context.Background(), id, at("2026-03-04", "10:00:00"), at("2026-03-04", "10:05:00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range minutes {
+		got = append(got, fmt.Sprintf("%s %d/%d/%d", m.Start.Format("15:04"), m.Visitors, m.Visits, m.Pageviews))
+	}
+	want := "[10:00 2/2/2 10:01 1/0/1 10:02 1/0/0 10:03 0/0/0 10:04 1/1/1]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("minutes (visitors/visits/pageviews) %v, want %s", got, want)
+	}
+}

@@ -84,6 +84,7 @@ type visit struct {
 	flushedSeconds int32
 	emittedAt      int32  // seconds from start when its exit page and duration were last sent
 	hoursSent      uint32 // hour bits of the visit's day already sent as day membership
+	minuteSent     uint32 // the last minute (Unix minutes) it was counted a visitor of
 	day            int32  // Key.Day of its first hit: the day it counts on
 	pageviews      uint16 // saturates: only "one" matters
 	startHour      uint8
@@ -150,7 +151,10 @@ type visitOutcome struct {
 	// visit's key sends its first hit of that hour).
 	visited  bool
 	hourBits uint32
-	key      VisitorKey // the key the visit is held under
+	// minuteVisitor: the hit is its visit's first of its minute, which counts the visit a
+	// visitor of that minute (Today's graph by the minute).
+	minuteVisitor bool
+	key           VisitorKey // the key the visit is held under
 	// row is the visit's row as the hit leaves it: what its row's part gets when it has no
 	// end yet (Counters.rowHit), so that a part whose visit ended meanwhile can be written.
 	row rowEnd
@@ -253,6 +257,11 @@ func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool
 			out.hourBits = bit
 		}
 	}
+	// Later minutes only: a hit that arrives after a later one of its visit may have had its
+	// minute counted already.
+	if m := unixMinute(h.at); m > v.minuteSent {
+		v.minuteSent, out.minuteVisitor = m, true
+	}
 	return out, true
 }
 
@@ -271,14 +280,14 @@ func (vs *Visits) moveLanding(v *visit, page string) {
 // start opens a visit for the hit.
 func (vs *Visits) start(h *visitHit) visitOutcome {
 	v := &visit{id: visitID(h.key), websiteID: h.websiteID, start: h.at, last: h.at, day: h.day, startHour: h.hour,
-		landing: h.page, exit: h.page, hoursSent: 1 << h.hour}
+		landing: h.page, exit: h.page, hoursSent: 1 << h.hour, minuteSent: unixMinute(h.at)}
 	switch h.kind {
 	case hitPageview:
 		v.pageviews = 1
 	case hitEvent:
 		v.flags |= hadEvent
 	}
-	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key, row: vs.rowEnd(v, false),
+	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, minuteVisitor: true, key: h.key, row: vs.rowEnd(v, false),
 		pairsDropped: vs.keepPairs(v, h)}
 	out.rowCut, out.propsCut = v.keepRow(h)
 	v.addrSlot = vs.addrSlot(h.addr)
@@ -306,6 +315,9 @@ func (vs *Visits) start(h *visitHit) visitOutcome {
 	s.touch(v)
 	return out
 }
+
+// unixMinute is the minute of an instant in Unix nanoseconds.
+func unixMinute(at int64) uint32 { return uint32(at / int64(time.Minute)) }
 
 func (vs *Visits) addrSlot(ip netip.Addr) uint32 {
 	b := ip.Unmap().As16()

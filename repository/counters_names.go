@@ -29,6 +29,7 @@ const (
 	HitPage                = counters.HitPage
 	RealtimeRecentMax      = counters.RealtimeRecentMax
 	RealtimeWindow         = counters.RealtimeWindow
+	MinutesKept            = counters.MinutesKept
 	RealtimeVisitorsTTL    = counters.RealtimeVisitorsTTL
 	DefaultRowBytesPerDay  = counters.DefaultRowBytesPerDay
 )

@@ -89,7 +89,8 @@ func TestVisitorsOnceADayAcrossBatches(t *testing.T) {
 	}
 }
 
-// The realtime job keeps 30 minutes and the last 25 pageviews of each website; the salt job
+// The realtime job keeps 30 minutes and the last 25 pageviews of each website, and the minutes
+// for MinutesKept; the salt job
 // deletes salts and day membership of the days before the one given.
 func TestForgetRealtimeAndSalts(t *testing.T) {
 	f := newFixture(t, "rt.example")
@@ -102,7 +103,8 @@ func TestForgetRealtimeAndSalts(t *testing.T) {
 	}
 	recent = append(recent, repository.RecentPageview{WebsiteID: site, At: now.Add(-31 * time.Minute), Page: "/old"})
 	b := repository.VisitBatch{ID: uuid.NewString(), Recent: recent, Minutes: []repository.RealtimeMinute{
-		{WebsiteID: site, Minute: now.Truncate(time.Minute), Pageviews: 3}, {WebsiteID: site, Minute: now.Add(-40 * time.Minute).Truncate(time.Minute), Pageviews: 1}},
+		{WebsiteID: site, Minute: now.Truncate(time.Minute), Pageviews: 3}, {WebsiteID: site, Minute: now.Add(-40 * time.Minute).Truncate(time.Minute), Pageviews: 1},
+		{WebsiteID: site, Minute: now.Add(-repository.MinutesKept), Visitors: 1}, {WebsiteID: site, Minute: now.Add(-repository.MinutesKept - time.Minute), Pageviews: 1}},
 		Node: "n1", Visitors: []repository.NodeVisitors{{WebsiteID: site, Visitors: 4}}, At: now.Add(-2 * time.Minute),
 		Members: []repository.Member{{WebsiteID: site, Day: date("2026-03-02"), Key: [16]byte{1}, Visited: true}}}
 	if _, err := f.repo.AddVisitBatch(ctx, b, 100); err != nil {
@@ -132,7 +134,7 @@ func TestForgetRealtimeAndSalts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprintf("%+v", n); got != "{Recent:25 Oldest:/24 Minutes:1 Nodes:0 Salts:2 Members:0}" {
+	if got := fmt.Sprintf("%+v", n); got != "{Recent:25 Oldest:/24 Minutes:3 Nodes:0 Salts:2 Members:0}" {
 		t.Fatalf("left %s", got)
 	}
 }

@@ -53,6 +53,39 @@ func (r *Repository) CurrentVisitors(ctx context.Context, websiteID int64) (int6
 	return n, nil
 }
 
+// Minute is one minute of a website (RealtimeMinute, as read).
+type Minute struct {
+	Start                       time.Time
+	Visitors, Visits, Pageviews int64
+}
+
+// Minutes reads a website's minutes from from to to (excluded), both whole minutes: one a
+// minute, empty ones included, oldest first. Minutes older than MinutesKept are gone: the
+// caller refuses a range that reaches them.
+func (r *Repository) Minutes(ctx context.Context, websiteID int64, from, to time.Time) ([]Minute, error) {
+	from, to = from.Truncate(time.Minute), to.Truncate(time.Minute)
+	out := make([]Minute, max(0, int(to.Sub(from)/time.Minute)))
+	for i := range out {
+		out[i].Start = from.Add(time.Duration(i) * time.Minute)
+	}
+	var rows []struct {
+		Minute                      time.Time `db:"minute"`
+		Visitors, Visits, Pageviews int64 // sqlx's names: lower case
+	}
+	const query = `
+		SELECT minute, visitors, visits, pageviews FROM realtime_minutes
+		WHERE website_id = $1 AND minute >= $2 AND minute < $3`
+	if err := r.reads().SelectContext(ctx, &rows, query, websiteID, from, to); err != nil {
+		return nil, fmt.Errorf("stats.minutes: %w", err)
+	}
+	for _, m := range rows {
+		if i := int(m.Minute.Sub(from) / time.Minute); i >= 0 && i < len(out) {
+			out[i].Visitors, out[i].Visits, out[i].Pageviews = m.Visitors, m.Visits, m.Pageviews
+		}
+	}
+	return out, nil
+}
+
 // Realtime reads the realtime view at the repository's clock: current visitors, pageviews per
 // minute of the last 30 minutes, and, when recent is true (the owner), the last pageviews of
 // those minutes, newest first. Rows older than the window that the expiry job has not deleted

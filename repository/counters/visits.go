@@ -71,21 +71,25 @@ func (r *Repository) ForgetSalts(ctx context.Context, before time.Time) error {
 	return nil
 }
 
-// Realtime keeps (docs/visits.md): pageviews per minute and the recent pageviews for 30
-// minutes, at most the last 25 of each website.
+// Realtime keeps (docs/visits.md): the recent pageviews for 30 minutes, at most the last 25
+// of each website, and the minutes (visitors, visits, pageviews) for MinutesKept.
 const (
 	RealtimeWindow    = 30 * time.Minute
 	RealtimeRecentMax = 25
+	// MinutesKept is how long the minutes are kept: Today's graph by the minute (at most 25
+	// hours of a day in any zone) compared with the same day a week before, the comparison's
+	// default, with room to spare.
+	MinutesKept = 9 * 24 * time.Hour
 )
 
-// ForgetRealtime deletes realtime rows older than RealtimeWindow, the recent pageviews of a
-// website beyond its last RealtimeRecentMax, and the visitor counts of nodes that stopped
-// flushing a minute ago (readers ignore them after 10 s already).
+// ForgetRealtime deletes minutes older than MinutesKept, recent pageviews older than
+// RealtimeWindow and those of a website beyond its last RealtimeRecentMax, and the visitor
+// counts of nodes that stopped flushing a minute ago (readers ignore them after 10 s already).
 func (r *Repository) ForgetRealtime(ctx context.Context, now time.Time) error {
 	cutoff := now.Add(-RealtimeWindow)
 	const query = `
 		WITH minutes AS (
-			DELETE FROM realtime_minutes WHERE minute < $1
+			DELETE FROM realtime_minutes WHERE minute < $4
 		), nodes AS (
 			DELETE FROM realtime_visitors WHERE flushed_at < $2
 		)
@@ -96,7 +100,7 @@ func (r *Repository) ForgetRealtime(ctx context.Context, now time.Time) error {
 				FROM realtime_recent
 			) AS ranked
 			WHERE rank > $3)`
-	if _, err := r.db.ExecContext(ctx, query, cutoff, now.Add(-time.Minute), RealtimeRecentMax); err != nil {
+	if _, err := r.db.ExecContext(ctx, query, cutoff, now.Add(-time.Minute), RealtimeRecentMax, now.Add(-MinutesKept)); err != nil {
 		return fmt.Errorf("visits.forget_realtime: %w", err)
 	}
 	return nil
@@ -116,6 +120,9 @@ type RealtimeMinute struct {
 	WebsiteID int64
 	Minute    time.Time // truncated to the minute
 	Pageviews int64
+	// Visitors: the visits with a hit in the minute, each once (a visitor's hits of one
+	// minute, on the node that holds the visit); Visits: those that started in it.
+	Visitors, Visits int64
 }
 
 // RecentPageview is one pageview of the realtime list: its path without the query string and
@@ -224,17 +231,20 @@ func WriteBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch,
 // node's visitor counts.
 func addRealtime(ctx context.Context, tx *sqlx.Tx, b VisitBatch) error {
 	if len(b.Minutes) > 0 {
-		ids, minutes, views := make([]int64, len(b.Minutes)), make([]time.Time, len(b.Minutes)), make([]int64, len(b.Minutes))
+		n := len(b.Minutes)
+		ids, minutes, views, visitors, visits := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)
 		for i, m := range b.Minutes {
-			ids[i], minutes[i], views[i] = m.WebsiteID, m.Minute.UTC(), m.Pageviews
+			ids[i], minutes[i], views[i], visitors[i], visits[i] = m.WebsiteID, m.Minute.UTC(), m.Pageviews, m.Visitors, m.Visits
 		}
 		const query = `
-			INSERT INTO realtime_minutes AS m (website_id, minute, pageviews)
-			SELECT website_id, minute, sum(pageviews) FROM unnest($1::bigint[], $2::timestamptz[], $3::bigint[]) AS t (website_id, minute, pageviews)
+			INSERT INTO realtime_minutes AS m (website_id, minute, pageviews, visitors, visits)
+			SELECT website_id, minute, sum(pageviews), sum(visitors), sum(visits)
+			FROM unnest($1::bigint[], $2::timestamptz[], $3::bigint[], $4::bigint[], $5::bigint[]) AS t (website_id, minute, pageviews, visitors, visits)
 			GROUP BY 1, 2
 			ORDER BY 1, 2
-			ON CONFLICT (website_id, minute) DO UPDATE SET pageviews = m.pageviews + EXCLUDED.pageviews`
-		if _, err := tx.ExecContext(ctx, query, pq.Array(ids), pq.Array(minutes), pq.Array(views)); err != nil {
+			ON CONFLICT (website_id, minute) DO UPDATE SET pageviews = m.pageviews + EXCLUDED.pageviews,
+				visitors = m.visitors + EXCLUDED.visitors, visits = m.visits + EXCLUDED.visits`
+		if _, err := tx.ExecContext(ctx, query, pq.Array(ids), pq.Array(minutes), pq.Array(views), pq.Array(visitors), pq.Array(visits)); err != nil {
 			return fmt.Errorf("visits.add: realtime minutes: %w", err)
 		}
 	}
