@@ -94,7 +94,7 @@ func newRangePicker(base string, v statsView, addr dashAddress, today, first tim
 		for k, vs := range r.Query() {
 			q[k] = vs
 		}
-		if i := stats.Interval(addr.query.Get(graph.IntervalParam)); i != "" && graph.Allows(i, r) {
+		if i := stats.Interval(addr.query.Get(graph.IntervalParam)); i != "" && graph.Allows(i, graph.SpanOf(r, today, len(filters) > 0)) {
 			q.Set(graph.IntervalParam, string(i))
 		}
 		return base + addr.with(q)
@@ -220,11 +220,13 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		interval stats.Interval
 	)
 	filters := viewOf(r, site).parseFilters(q, errs)
+	span := graph.SpanOf(rng, today, len(filters) > 0)
 	if len(errs) == 0 {
 		checkComparable(rng, errs)
 		cmp = parseComparison(q, rng, errs)
 		_, goal := filters.Get(stats.GoalName)
-		metric, interval = parseGraph(q, rng, goal, errs)
+		metric, interval = parseGraph(q, span, goal, errs)
+		checkMinuteComparison(interval, rng, cmp, p.zone(site).OfDay(cmp.Range(rng).From), p.base.Now(), errs)
 	}
 	edit := filterform.ParseOpen(q, filters, errs)
 	tabs := parseTabs(q, errs)
@@ -249,7 +251,11 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := p.zone(site)
-	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, seriesOf{metric, interval}, filters, today, tabs, propKey, funnel)
+	graphed := seriesOf{metric: metric, interval: interval}
+	if interval == graph.Minute {
+		graphed.minutes = minutesSoFar(today, zone.OfDay(today), p.base.Now())
+	}
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, graphed, filters, today, tabs, propKey, funnel)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -257,7 +263,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base, v := p.base.Links.Base(r, web.Page), viewOf(r, site)
 	addr := newDashAddress(v.path, q)
 	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To),
-		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit, last24: last24})
+		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, span: span, edit: edit, last24: last24})
 	data.Owner = hasRole(site)
 	if repository.Role(site.Role).Can(repository.RoleEditor) && v.shared == nil {
 		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
@@ -279,6 +285,7 @@ type dashChoices struct {
 	addr     dashAddress
 	metric   graph.Metric
 	interval stats.Interval
+	span     graph.Span  // the range, and whether it may be drawn by the minute
 	last24   stats.Range // the menu's Last 24 hours
 }
 
@@ -440,13 +447,9 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.Properties = newPropertiesPanel(dash, cloneValues(addr.query), links, reads.props,
 		propertiesExportURL(v, rng, filters))
 	data.Visits = newVisitsPanel(base, v, rng, reads.cmp, len(filters) > 0, reads.visits)
-	realtime := "" // Today's minutes are the realtime view's
-	if rng.From.Equal(today) && rng.To.Equal(today) {
-		realtime = data.Visits.RealtimeURL
-	}
-	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads, loc, data.Visits.Before, realtime)
+	data.Graph = newGraphPanel(base, addr, metric, interval, c.span, reads, loc, data.Visits.Before)
 	_, goal := filters.Get(stats.GoalName)
-	cardLinks(data.Visits.Numbers, base, addr, metric, goal)
+	cardLinks(data.Visits.Numbers, base, addr, metric, interval, goal)
 	data.Picker = newRangePicker(base, v, addr, today, reads.first, c.last24, rng, filters)
 	lists := slices.Clone(data.Top)
 	for _, b := range data.Boxes {

@@ -75,7 +75,7 @@ func TestDashboardLast24Hours(t *testing.T) {
 		{"period=24h&period=24h", "period must be sent once"},
 		{"period=24h&from=2026-03-01", "period takes no from or to: 24h is the last 24 hours"},
 		{"period=24h&interval=day", "interval day is not allowed for"},
-		{"period=24h&interval=minute", "interval minute is the realtime view's"},
+		{"period=24h&interval=minute", "interval minute is for Today only"},
 		{"period=%3Cscript%3Ealert(1)%3C/script%3E", "period must be 24h"},
 	} {
 		p := b.get("/stats/day.example?" + c.query)

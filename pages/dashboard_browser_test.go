@@ -3,6 +3,7 @@ package pages_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 )
 
@@ -46,6 +48,10 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 	owner := e.UserWithPassword("owner@example.com")
 	id := e.Site(owner.Key, "example.com")
 	e.seedMonth(id)
+	e.seedMinutes(id, time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC), 12*60+1, func(i int) repository.RealtimeMinute { // a morning's rise
+		wave := 6 + 5*math.Sin(float64(i)/120-2) + float64(i%7)/3
+		return repository.RealtimeMinute{Visitors: int64(wave), Visits: int64(wave / 2), Pageviews: int64(2 * wave)}
+	})
 	e.visitDays(id, "2026-02-04", "2026-03-20", "2026-03-10")
 	// The visit rows of the last two days, which the last 24 hours and the hours of events
 	// are read from: a visit or two an hour, some with events.
@@ -276,14 +282,31 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 		t.Errorf("after H: address %v, %d hours", q, hours)
 	}
 	look("dash-24h")
-	// Today's minutes are the realtime view's: its interval switch leads there, and back.
+	// Today by the minute: D, the visitors' card (events are not counted by the minute, so
+	// their switch has no minutes), then the switch's Minutes, swapped in place; I goes back.
 	do(chromedp.KeyEvent("d"))
 	waitFor("today again", `new URLSearchParams(location.search).get("from") === "2026-03-20" && document.readyState === "complete"`)
-	do(chromedp.Click(chromedp.CSS(`.intervals a[href$="/realtime"]`)))
+	if n := text(`String(document.querySelectorAll('a[data-swap="interval-Minutes"]').length)`); n != "0" {
+		t.Errorf("the graph of events offers %s minutes", n)
+	}
+	do(chromedp.Click(chromedp.CSS(`a.metric-card[data-swap="card-visitors"]`)))
+	waitFor("visitors by the hour", `document.querySelector("#chart-heading")?.textContent === "Unique visitors per hour"`)
+	do(chromedp.Click(chromedp.CSS(`a[data-swap="interval-Minutes"]`)))
+	waitFor("today by the minute", `document.querySelector("#chart-heading")?.textContent === "Unique visitors per minute"`)
+	var minutes int
+	eval(`document.querySelectorAll("svg.chart-wide rect.slot").length`, &minutes)
+	if minutes != 12*60+1 || address().Get("interval") != "minute" {
+		t.Errorf("by the minute: %d minutes drawn (want 721, midnight to 12:00), address %v", minutes, address())
+	}
+	look("dash-minutes")
+	do(chromedp.KeyEvent("i"))
+	waitFor("today by the hour", `document.querySelector("#chart-heading")?.textContent === "Unique visitors per hour"`)
+	// The realtime view (R) has its own minutes, and its switch leads back to Today by the hour.
+	do(chromedp.KeyEvent("r"))
 	waitFor("the realtime view's minutes", `document.querySelector("#minutes-heading")?.textContent === "Pageviews per minute"`)
 	look("realtime")
 	do(chromedp.Click(chromedp.CSS(`.intervals a[href*="from=2026-03-20"]`)))
-	waitFor("today by the hour", `document.querySelector("#chart-heading")?.textContent === "Unique visitors per hour"`)
+	waitFor("today by the hour again", `document.querySelector("#chart-heading")?.textContent === "Unique visitors per hour"`)
 
 	// Without JavaScript: the card, the interval and the tab are links that load the page.
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {

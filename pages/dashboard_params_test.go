@@ -24,10 +24,14 @@ func TestDashboardParamsRefused(t *testing.T) {
 		{"graph_metric=visits&graph_metric=pageviews", "graph_metric must be sent once"},
 		{"graph_metric=%3Cscript%3Ealert(1)%3C/script%3E", "graph_metric must be one of"},
 		{"from=2025-03-21&to=2026-03-20&interval=hour", "interval hour is not allowed for 21 Mar 2025 – 20 Mar 2026 (365 days); it allows day, week, month"},
-		{"from=2026-03-20&to=2026-03-20&interval=day", "interval day is not allowed for 20 Mar 2026 (1 day); it allows hour"},
+		{"from=2026-03-20&to=2026-03-20&interval=day", "interval day is not allowed for 20 Mar 2026 (1 day); it allows minute, hour"},
 		{"from=2026-03-01&to=2026-03-20&interval=month", "interval month is not allowed"},
-		{"interval=minute", "interval minute is the realtime view's (its last 30 minutes): a range is kept by the hour at the finest; 19 Feb 2026 – 20 Mar 2026 allows hour, day, week"},
-		{"from=2026-03-20&to=2026-03-20&interval=minute", "interval minute is the realtime view's (its last 30 minutes): a range is kept by the hour at the finest; 20 Mar 2026 allows hour"},
+		{"interval=minute", "interval minute is for Today only; 19 Feb 2026 – 20 Mar 2026 allows hour, day, week"},
+		{"from=2026-03-19&to=2026-03-19&interval=minute", "interval minute is for Today only; 19 Mar 2026 allows hour"},
+		{"from=2026-03-20&to=2026-03-20&interval=minute&filter%5Bbrowser%5D=Chrome", "interval minute counts the whole website: it takes no filters; 20 Mar 2026 allows hour"},
+		{"from=2026-03-20&to=2026-03-20&interval=minute&graph_metric=bounce_rate", "graph_metric bounce_rate is not counted by the minute: interval=minute draws visitors, visits, pageviews"},
+		{"from=2026-03-20&to=2026-03-20&interval=minute&comparison=year_over_year", "comparison reaches the last 9 days only by the minute (minutes are kept so long); 14 Mar 2025 is older: choose interval=hour"},
+		{"from=2026-03-20&to=2026-03-20&interval=minute&comparison=custom&compare_from=2026-03-10&compare_to=2026-03-10", "comparison reaches the last 9 days only by the minute"},
 		{"interval=second", "interval must be one of minute, hour, day, week, month"},
 		{"pages=referrer", "pages must be one of page, landing_page, exit_page"},
 		{"devices=browser&devices=device", "devices must be sent once"},
@@ -45,7 +49,8 @@ func TestDashboardParamsRefused(t *testing.T) {
 	// Allowed: a year in months, a week in hours, every metric, every tab.
 	for _, query := range []string{"from=2025-03-21&to=2026-03-20&interval=month", "from=2026-03-14&to=2026-03-20&interval=hour",
 		"graph_metric=bounce_rate", "graph_metric=visit_duration&interval=week", "pages=exit_page&locations=city&devices=screen_resolution",
-		"filter%5Bbrowser%5D=Chrome&edit_filter=0"} {
+		"filter%5Bbrowser%5D=Chrome&edit_filter=0", "from=2026-03-20&to=2026-03-20&interval=minute&graph_metric=visits&comparison=previous_period",
+		"from=2026-03-20&to=2026-03-20&interval=minute&comparison=custom&compare_from=2026-03-12&compare_to=2026-03-12"} {
 		wantStatus(t, query, b.get(dash+query), http.StatusOK)
 	}
 }

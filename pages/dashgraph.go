@@ -2,6 +2,7 @@ package pages
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"time"
 
@@ -42,14 +43,14 @@ type intervalLink struct {
 	URL     string
 	Current bool
 	Next    bool // the keyboard's I goes to it
-	Other   bool // it leads to another page (Today's minutes: the realtime view's)
 }
 
-var intervalLabels = map[stats.Interval]string{stats.Hour: "Hours", stats.Daily: "Days", stats.Week: "Weeks", stats.Month: "Months"}
+var intervalLabels = map[stats.Interval]string{graph.Minute: "Minutes", stats.Hour: "Hours", stats.Daily: "Days", stats.Week: "Weeks", stats.Month: "Months"}
 
-// parseGraph reads graph_metric and interval, each refusal on its parameter (the range is
-// valid: interval is checked against it; the conversion rate needs a goal filter).
-func parseGraph(q url.Values, rng stats.Range, goal bool, errs stats.FieldErrors) (graph.Metric, stats.Interval) {
+// parseGraph reads graph_metric and interval, each refusal on its parameter (the span is
+// valid: interval is checked against it; the conversion rate needs a goal filter, minutes a
+// metric a minute counts).
+func parseGraph(q url.Values, span graph.Span, goal bool, errs stats.FieldErrors) (graph.Metric, stats.Interval) {
 	for _, name := range []string{graph.MetricParam, graph.IntervalParam} {
 		if len(q[name]) > 1 {
 			errs.Add(name, "must be sent once")
@@ -59,17 +60,34 @@ func parseGraph(q url.Values, rng stats.Range, goal bool, errs stats.FieldErrors
 	if msg != "" {
 		errs.Add(graph.MetricParam, msg)
 	}
-	interval, msg := graph.ParseInterval(q.Get(graph.IntervalParam), rng)
+	interval, msg := graph.ParseInterval(q.Get(graph.IntervalParam), span)
 	if msg != "" {
 		errs.Add(graph.IntervalParam, msg)
+	}
+	if msg := graph.MinuteMetric(m, interval); msg != "" && len(errs[graph.MetricParam]) == 0 {
+		errs.Add(graph.MetricParam, msg)
 	}
 	return m, interval
 }
 
+// checkMinuteComparison refuses a comparison drawn by the minute whose day's minutes are no
+// longer kept (the day starts at the compared range's first midnight in loc).
+func checkMinuteComparison(interval stats.Interval, rng stats.Range, cmp stats.Comparison, loc *time.Location, now time.Time, errs stats.FieldErrors) {
+	if interval != graph.Minute || !cmp.On() {
+		return
+	}
+	from := cmp.Range(rng).From
+	if !graph.MinutesReach(stats.DayStart(from, loc), now) {
+		errs.Add("comparison", fmt.Sprintf("reaches the last %d days only by the minute (minutes are kept so long); %s is older: choose interval=hour",
+			int(repository.MinutesKept/(24*time.Hour)), cmp.Range(rng).String()))
+	}
+}
+
 // newGraphPanel lays out the graph of the series read (and of the compared ones, none
-// without a comparison) in the website's zone loc; base+addr make the interval switch's links,
-// realtime the one to minutes (the realtime view's, graph.Minute) for Today ("" otherwise).
-func newGraphPanel(base string, addr dashAddress, m graph.Metric, interval stats.Interval, rng stats.Range, reads dashboardReads, loc *time.Location, before, realtime string) graphPanel {
+// without a comparison) in the website's zone loc; base+addr make the interval switch's links
+// (a metric a minute does not count leaves minutes out).
+func newGraphPanel(base string, addr dashAddress, m graph.Metric, interval stats.Interval, span graph.Span, reads dashboardReads, loc *time.Location, before string) graphPanel {
+	rng := span.Range
 	points := graph.Points(m, interval, reads.series, reads.rateBase, loc)
 	var cmp []graph.Point
 	if reads.cmp.On() {
@@ -80,20 +98,29 @@ func newGraphPanel(base string, addr dashAddress, m graph.Metric, interval stats
 		panel.Charts = append(panel.Charts, graphChart{Chart: graph.Draw(shape, m, points, cmp),
 			Summary: graph.Summary(m, string(interval), rng.String(), points)})
 	}
-	next := graph.Next(interval, rng)
-	for _, i := range graph.Allowed(rng) {
+	var allowed []stats.Interval
+	for _, i := range graph.Allowed(span) {
+		if graph.MinuteMetric(m, i) == "" {
+			allowed = append(allowed, i)
+		}
+	}
+	next := allowed[0]
+	for n, i := range allowed {
+		if i == interval {
+			next = allowed[(n+1)%len(allowed)]
+		}
+	}
+	for _, i := range allowed {
 		panel.Intervals = append(panel.Intervals, intervalLink{Label: intervalLabels[i], URL: base + addr.set(graph.IntervalParam, string(i)),
 			Current: i == interval, Next: i == next && i != interval})
-	}
-	if realtime != "" {
-		panel.Intervals = append([]intervalLink{{Label: "Minutes", URL: realtime, Other: true}}, panel.Intervals...)
 	}
 	return panel
 }
 
 // cardLinks makes each card of a metric the graph can draw a link to the graph of it, the
-// shown one current.
-func cardLinks(numbers []headline, base string, addr dashAddress, shown graph.Metric, goal bool) {
+// shown one current; by the minute, a card of a metric a minute does not count leads to its
+// graph in the range's default interval.
+func cardLinks(numbers []headline, base string, addr dashAddress, shown graph.Metric, interval stats.Interval, goal bool) {
 	for i := range numbers {
 		n := &numbers[i]
 		if _, msg := graph.ParseMetric(n.Metric, goal); n.Metric == "" || msg != "" {
@@ -103,21 +130,55 @@ func cardLinks(numbers []headline, base string, addr dashAddress, shown graph.Me
 		if value == graph.Metrics[0].Name {
 			value = "" // the default: the address without it
 		}
-		n.URL, n.Current = base+addr.set(graph.MetricParam, value)+"#top-stats", n.Metric == shown.Name
+		change := url.Values{graph.MetricParam: {value}}
+		if m, _ := graph.ParseMetric(n.Metric, goal); graph.MinuteMetric(m, interval) != "" {
+			change.Set(graph.IntervalParam, "")
+		}
+		n.URL, n.Current = base+addr.with(change)+"#top-stats", n.Metric == shown.Name
 	}
 }
 
-// seriesOf is what the graph's series are read for: its metric and interval.
+// seriesOf is what the graph's series are read for: its metric and interval, and by the
+// minute how many minutes of the day (Today's so far, the current one included).
 type seriesOf struct {
 	metric   graph.Metric
 	interval stats.Interval
+	minutes  int
 }
 
-// graphSeries reads, in g, the time series of the graph of rng into series: from the
+// minutesSoFar is how many minutes of day (in loc) have begun at now.
+func minutesSoFar(day time.Time, loc *time.Location, now time.Time) int {
+	return max(0, int(now.Sub(stats.DayStart(day, loc))/time.Minute)+1)
+}
+
+// minuteSeries reads s.minutes minutes of the website from the start of day (in loc), as
+// buckets of visitors, visits and pageviews (the metrics a minute counts, graph.MinuteMetric).
+func (p *Pages) minuteSeries(ctx context.Context, siteID int64, day time.Time, loc *time.Location, s seriesOf) ([]repository.Bucket, error) {
+	from := stats.DayStart(day, loc)
+	minutes, err := p.base.Repo.Minutes(ctx, siteID, from, from.Add(time.Duration(s.minutes)*time.Minute))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]repository.Bucket, len(minutes))
+	for i, m := range minutes {
+		out[i] = repository.Bucket{Start: m.Start, Totals: stats.Totals{Visitors: m.Visitors, Visits: m.Visits, Pageviews: m.Pageviews}}
+	}
+	return out, nil
+}
+
+// graphSeries reads, in g, the time series of the graph of rng into series: by the minute
+// the website's minutes (minuteSeries); else from the
 // planner's reader (EventsReader for events: the other series leave the event counter
 // unread), or the visit rows' for hours of a metric the hourly counters lack (events); for the conversion rate, also the series it divides by into base: the visitors
 // of the visit rows under the filters but the goal, as the card's rate.
 func (p *Pages) graphSeries(ctx context.Context, g *errgroup.Group, siteID int64, zone stats.Zone, rng stats.Range, s seriesOf, filters stats.Filters, series, base *[]repository.Bucket) {
+	if s.interval == graph.Minute { // Today or its comparison's day, of the whole website
+		g.Go(func() (err error) {
+			*series, err = p.minuteSeries(ctx, siteID, rng.From, zone.OfDay(rng.From), s)
+			return err
+		})
+		return
+	}
 	reader := p.base.Repo.Reader(siteID, rng, filters)
 	switch {
 	case s.metric.HourlyRows && s.interval == stats.Hour:

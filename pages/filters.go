@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/analytics-service/analytics/pages/filterbar"
+	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -52,7 +53,13 @@ func fieldLabel(x stats.Filter) string {
 }
 
 // newFilterLinks are the links of a stats page with its filters changed (package filterbar).
+// They leave out interval=minute: a view with filters cannot be drawn by the minute (graph.Span),
+// as the period menu leaves out an interval its range does not allow.
 func newFilterLinks(path string, query url.Values, filters stats.Filters) filterbar.Links {
+	if query.Get(graph.IntervalParam) == string(graph.Minute) {
+		query = cloneValues(query)
+		query.Del(graph.IntervalParam)
+	}
 	return filterbar.New(path, query, filters, filterLabel)
 }
 

@@ -121,7 +121,7 @@ func markers(notes []annotationItem, series []repository.Bucket, interval stats.
 	starts := make([]time.Time, len(series))
 	for i, b := range series {
 		starts[i] = b.Start
-		if interval == stats.Hour {
+		if graph.WithinDay(interval) {
 			starts[i] = b.Start.In(loc)
 		}
 	}
@@ -133,7 +133,7 @@ func markers(notes []annotationItem, series []repository.Bucket, interval stats.
 	for _, a := range notes {
 		ns = append(ns, dashparts.Note{ID: a.ID, Date: a.Date, Text: a.Note})
 	}
-	return dashparts.Markers(ns, starts, interval == stats.Hour, charts)
+	return dashparts.Markers(ns, starts, graph.WithinDay(interval), charts)
 }
 
 // pinnedSite opens the website of a segment or annotation form for any role (personal ones

@@ -110,10 +110,15 @@ func (i Interval) ZoneBuckets(r Range, z Zone) []BucketStart {
 	return out
 }
 
+// DayStart is the first instant of a calendar day in loc.
+func DayStart(day time.Time, loc *time.Location) time.Time {
+	return time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+}
+
 // DayHours are the starts of the hours of a calendar day in loc, as instants, one per hour of
 // the clock: 24, or 23 on the day the clocks go forward (a repeated hour is listed once).
 func DayHours(day time.Time, loc *time.Location) []time.Time {
-	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+	start := DayStart(day, loc)
 	end := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
 	var seen [24]bool
 	out := make([]time.Time, 0, 24)

@@ -19,7 +19,7 @@ import (
 // Point is one bucket of the graph.
 type Point struct {
 	Label   string // "2026-11-03 14:00" (in the website's zone), "2026-11-03", "week of 2026-11-02", "2026-11"
-	Tick    string // the axis label: "14:00", "3 Nov", "Nov 2026"
+	Tick    string // the axis label: "14:00", "3 Nov", "Nov 2026"; "" for none (a minute not on the hour)
 	Units   int64
 	Defined bool // false: nothing to divide; no point is drawn
 }
@@ -123,8 +123,16 @@ func Draw(shape Shape, m Metric, points, compared []Point) Chart {
 		n := scale * int64(i) / 4
 		c.Grid = append(c.Grid, GridLine{Y: Num(y(n)), Label: m.Text(n)})
 	}
-	every := max(1, int(math.Ceil(float64(len(points))/float64(shape.Ticks))))
-	for i := 0; i < len(points); i += every {
+	// The axis labels a few of the points that have a label (minutes have one on the hour).
+	var labelled []int
+	for i, p := range points {
+		if p.Tick != "" {
+			labelled = append(labelled, i)
+		}
+	}
+	every := max(1, int(math.Ceil(float64(len(labelled))/float64(shape.Ticks))))
+	for j := 0; j < len(labelled); j += every {
+		i := labelled[j]
 		c.Ticks = append(c.Ticks, Tick{X: Num(x(i)), Label: points[i].Tick})
 	}
 	return c

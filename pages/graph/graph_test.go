@@ -28,20 +28,62 @@ func TestIntervalsOfRanges(t *testing.T) {
 	} {
 		r := days("2026-01-01", c.days)
 		var got []string
-		for _, i := range Allowed(r) {
+		for _, i := range Allowed(SpanOf(r, r.From.AddDate(0, 0, -1), false)) {
 			got = append(got, string(i))
 		}
 		if strings.Join(got, " ") != c.allowed || Default(r) != c.def {
 			t.Errorf("%d days: allowed %v default %s, want %s and %s", c.days, got, Default(r), c.allowed, c.def)
 		}
-		if !Allows(Default(r), r) {
+		if !Allows(Default(r), Span{Range: r}) {
 			t.Errorf("%d days: the default %s is not allowed", c.days, Default(r))
 		}
 	}
 }
 
+// Minutes are for Today alone, without filters, and draw the metrics a minute counts.
+func TestMinutesAreTodaysAlone(t *testing.T) {
+	today := days("2026-03-29", 1) // the clocks go forward in Europe: all the same to the rule
+	when := today.From
+	for _, c := range []struct {
+		span    Span
+		allowed string
+		refusal string
+	}{
+		{SpanOf(today, when, false), "minute hour", ""},
+		{SpanOf(today, when, true), "hour", "minute counts the whole website: it takes no filters; 29 Mar 2026 allows hour"},
+		{SpanOf(today, when.AddDate(0, 0, 1), false), "hour", "minute is for Today only; 29 Mar 2026 allows hour"},
+		{SpanOf(days("2026-03-28", 2), when, false), "hour day", "minute is for Today only; 28 Mar 2026 – 29 Mar 2026 allows hour, day"},
+		{SpanOf(stats.Range{From: when.AddDate(0, 0, -1), To: when, Hours: stats.Hours{Set: true, From: 10, To: 10}}, when, false), "hour",
+			"minute is for Today only; "},
+	} {
+		var got []string
+		for _, i := range Allowed(c.span) {
+			got = append(got, string(i))
+		}
+		i, msg := ParseInterval("minute", c.span)
+		if strings.Join(got, " ") != c.allowed || !strings.HasPrefix(msg, c.refusal) || (c.refusal == "") != (msg == "") {
+			t.Errorf("%s: allowed %v, minute %s %q; want %s and %q", c.span.Range, got, i, msg, c.allowed, c.refusal)
+		}
+		if msg == "" && (i != Minute || Default(c.span.Range) != stats.Hour || Next(Minute, c.span) != stats.Hour || Next(stats.Hour, c.span) != Minute) {
+			t.Errorf("%s: minute parsed as %s, default %s", c.span.Range, i, Default(c.span.Range))
+		}
+	}
+	for _, m := range Metrics {
+		msg := MinuteMetric(m, Minute)
+		if counted := m.Name == "visitors" || m.Name == "visits" || m.Name == "pageviews"; counted != (msg == "") {
+			t.Errorf("%s by the minute: %q", m.Name, msg)
+		}
+		if MinuteMetric(m, stats.Hour) != "" {
+			t.Errorf("%s by the hour refused", m.Name)
+		}
+	}
+	if msg := MinuteMetric(Metrics[4], Minute); msg != "bounce_rate is not counted by the minute: interval=minute draws visitors, visits, pageviews" {
+		t.Errorf("bounce rate by the minute: %q", msg)
+	}
+}
+
 func TestParseIntervalAndMetric(t *testing.T) {
-	year := days("2025-01-01", 365)
+	year := Span{Range: days("2025-01-01", 365)}
 	if i, msg := ParseInterval("", year); i != stats.Week || msg != "" {
 		t.Errorf("no interval: %s %q", i, msg)
 	}
@@ -51,10 +93,7 @@ func TestParseIntervalAndMetric(t *testing.T) {
 	if _, msg := ParseInterval("hour", year); msg != "hour is not allowed for 1 Jan 2025 – 31 Dec 2025 (365 days); it allows day, week, month" {
 		t.Errorf("hour over a year: %q", msg)
 	}
-	if _, msg := ParseInterval("minute", days("2025-01-01", 1)); msg != "minute is the realtime view's (its last 30 minutes): a range is kept by the hour at the finest; 1 Jan 2025 allows hour" {
-		t.Errorf("minute: %q", msg)
-	}
-	if _, msg := ParseInterval("second", days("2025-01-01", 1)); msg != "must be one of minute, hour, day, week, month" {
+	if _, msg := ParseInterval("second", Span{Range: days("2025-01-01", 1)}); msg != "must be one of minute, hour, day, week, month" {
 		t.Errorf("second: %q", msg)
 	}
 	if i := Next(stats.Month, year); i != stats.Daily {

@@ -35,6 +35,8 @@ type Metric struct {
 	// HourlyRows: the daily counters have it, the hourly ones not (events): its hours are read
 	// from the visit rows.
 	HourlyRows bool
+	// Minutes: a minute counts it (repository.Minute), so it can be drawn by the minute.
+	Minutes bool
 }
 
 // groupSep is the digit group separator of the dashboard's numbers (a narrow no-break space).
@@ -60,9 +62,9 @@ func percentText(n int64) string { return web.Decimal(n, 1) + "%" }
 
 // Metrics are the graph's metrics, in the order of the cards; the first is the default.
 var Metrics = []Metric{
-	{Name: "visitors", Label: "Unique visitors", Units: count(stats.VisitorsPart), Text: countText},
-	{Name: "visits", Label: "Visits", Units: count(stats.VisitsPart), Text: countText},
-	{Name: "pageviews", Label: "Pageviews", Units: count(stats.PageviewsPart), Text: countText},
+	{Name: "visitors", Label: "Unique visitors", Units: count(stats.VisitorsPart), Text: countText, Minutes: true},
+	{Name: "visits", Label: "Visits", Units: count(stats.VisitsPart), Text: countText, Minutes: true},
+	{Name: "pageviews", Label: "Pageviews", Units: count(stats.PageviewsPart), Text: countText, Minutes: true},
 	{Name: "views_per_visit", Label: "Views per visit", Units: ratio(stats.ViewsPerVisitRatio),
 		Text: func(n int64) string { return web.Decimal(n, 2) }},
 	{Name: "bounce_rate", Label: "Bounce rate", Units: ratio(stats.BounceRateRatio), Inverse: true, Text: percentText},
@@ -96,4 +98,19 @@ func ParseMetric(name string, goal bool) (m Metric, message string) {
 		}
 	}
 	return Metrics[0], "must be one of " + strings.Join(names, ", ")
+}
+
+// MinuteMetric is the refusal of metric m drawn in buckets of i ("" when it can be): a
+// minute counts visitors, visits and pageviews only.
+func MinuteMetric(m Metric, i stats.Interval) string {
+	if i != Minute || m.Minutes {
+		return ""
+	}
+	var names []string
+	for _, o := range Metrics {
+		if o.Minutes {
+			names = append(names, o.Name)
+		}
+	}
+	return m.Name + " is not counted by the minute: interval=minute draws " + strings.Join(names, ", ")
 }

@@ -20,11 +20,14 @@ func Points(m Metric, interval stats.Interval, series, base []repository.Bucket,
 		}
 		p.Units, p.Defined = m.Units(b.Totals, of)
 		switch interval {
-		case stats.Hour:
+		case stats.Hour, Minute:
 			local := b.Start.In(loc)
 			p.Label, p.Tick = local.Format("2006-01-02 15:04"), local.Format("15:04")
-			if local.Hour() == 0 {
+			switch {
+			case local.Hour() == 0 && local.Minute() == 0:
 				p.Tick = local.Format("2 Jan")
+			case interval == Minute && local.Minute() != 0: // the axis names hours
+				p.Tick = ""
 			}
 		case stats.Week:
 			// The week's Monday, which for the first week may be before the range.
