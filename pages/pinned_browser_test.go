@@ -86,6 +86,35 @@ func TestSegmentsAnnotationsAndMapInChromium(t *testing.T) {
 		t.Errorf("applying the segment: %s, chips %q", loc, chips)
 	}
 
+	// Save the filters shown into the segment, from a view filtered otherwise; then applying
+	// it shows them.
+	do(chromedp.Navigate(e.Server.URL+"/stats/pinned.example?"+rng+"&filter%5Bcountry%5D=FR%3AFrance"),
+		chromedp.Click(chromedp.CSS("#segments > summary")),
+		chromedp.WaitVisible(chromedp.CSS(`.segment-list form[action$="/filters"] button`)))
+	for _, width := range []int64{1280, 375} {
+		do(viewportOf(width))
+		auditPage(t, ctx, check.axe, check.shots, "pinned-save-into", width)
+		png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#segments")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(check.shots, fmt.Sprintf("pinned-save-into-%d.png", width)), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	do(viewportOf(1280))
+	tabEval(t, ctx, `window.before = true`, nil)
+	do(chromedp.Click(chromedp.CSS(`.segment-list form[action$="/filters"] button`)))
+	waitLoaded(t, ctx)
+	do(chromedp.Navigate(e.Server.URL+"/stats/pinned.example?"+rng),
+		chromedp.Click(chromedp.CSS("#segments > summary")),
+		chromedp.Click(chromedp.CSS(".segment-list a")),
+		chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
+	tabEval(t, ctx, `document.querySelector(".filter-bar").innerText`, &chips)
+	if loc := location(); !strings.Contains(loc, "filter%5Bcountry%5D=FR") || !strings.Contains(chips, "France") {
+		t.Errorf("the segment after saving the filters shown into it: %s, chips %q", loc, chips)
+	}
+
 	// An annotation: the form under the graph, then its marker.
 	do(chromedp.Navigate(e.Server.URL+"/stats/pinned.example?"+rng),
 		chromedp.Click(chromedp.CSS(".annotations summary")),
