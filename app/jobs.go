@@ -50,6 +50,7 @@ const (
 	// Realtime rows are read for the last 30 minutes only; deleting older ones each minute
 	// keeps the tables to about that.
 	forgetRealtimeEvery = time.Minute
+	forgetMinutesEvery  = time.Hour
 	// The visits' rows have a partition a day, made a week ahead: a run an hour leaves days
 	// to notice a failing one; a closed day is rewritten in key order, one a run.
 	visitRowPartitionsEvery = time.Hour
@@ -154,6 +155,9 @@ func (a *App) jobList() []Job {
 		{Name: "rotate visitor salts", Period: saltsEvery, Run: p.RefreshSalts},
 		{Name: "forget old realtime data", Period: forgetRealtimeEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetRealtime(ctx, a.cfg.Now())
+		}},
+		{Name: "forget old minutes", Period: forgetMinutesEvery, Run: func(ctx context.Context) error {
+			return repo.ForgetMinutes(ctx, a.cfg.Now())
 		}},
 		{Name: "keep visit row partitions", Period: visitRowPartitionsEvery, Run: a.keepVisitRowPartitions},
 	}

@@ -92,7 +92,7 @@ func TestJobList(t *testing.T) {
 	want := []string{"flush counters", "reload website settings", "forget old flush ids",
 		"roll up ended weeks and months", "send e-mail reports", "send traffic alerts", "forget forgiven password attempts",
 		"record API key use", "send account mail", "forget expired account links",
-		"rotate visitor salts", "forget old realtime data", "keep visit row partitions"}
+		"rotate visitor salts", "forget old realtime data", "forget old minutes", "keep visit row partitions"}
 	if strings.Join(names, ", ") != strings.Join(want, ", ") {
 		t.Fatalf("jobs %q, want %q", names, want)
 	}

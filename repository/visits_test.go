@@ -89,8 +89,8 @@ func TestVisitorsOnceADayAcrossBatches(t *testing.T) {
 	}
 }
 
-// The realtime job keeps 30 minutes and the last 25 pageviews of each website, and the minutes
-// for MinutesKept; the salt job
+// The realtime job keeps 30 minutes and the last 25 pageviews of each website, the minutes' job
+// the minutes of MinutesKept; the salt job
 // deletes salts and day membership of the days before the one given.
 func TestForgetRealtimeAndSalts(t *testing.T) {
 	f := newFixture(t, "rt.example")
@@ -114,6 +114,9 @@ func TestForgetRealtimeAndSalts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := f.repo.ForgetRealtime(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.repo.ForgetMinutes(ctx, now); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.repo.ForgetSalts(ctx, date("2026-03-03")); err != nil {

@@ -70,7 +70,7 @@ func (r *Repository) Minutes(ctx context.Context, websiteID int64, from, to time
 	}
 	var rows []struct {
 		Minute                      time.Time `db:"minute"`
-		Visitors, Visits, Pageviews int64 // sqlx's names: lower case
+		Visitors, Visits, Pageviews int64     // sqlx's names: lower case
 	}
 	const query = `
 		SELECT minute, visitors, visits, pageviews FROM realtime_minutes

@@ -82,15 +82,13 @@ const (
 	MinutesKept = 9 * 24 * time.Hour
 )
 
-// ForgetRealtime deletes minutes older than MinutesKept, recent pageviews older than
-// RealtimeWindow and those of a website beyond its last RealtimeRecentMax, and the visitor
-// counts of nodes that stopped flushing a minute ago (readers ignore them after 10 s already).
+// ForgetRealtime deletes recent pageviews older than RealtimeWindow and those of a website
+// beyond its last RealtimeRecentMax, and the visitor counts of nodes that stopped flushing a
+// minute ago (readers ignore them after 10 s already).
 func (r *Repository) ForgetRealtime(ctx context.Context, now time.Time) error {
 	cutoff := now.Add(-RealtimeWindow)
 	const query = `
-		WITH minutes AS (
-			DELETE FROM realtime_minutes WHERE minute < $4
-		), nodes AS (
+		WITH nodes AS (
 			DELETE FROM realtime_visitors WHERE flushed_at < $2
 		)
 		DELETE FROM realtime_recent
@@ -100,8 +98,18 @@ func (r *Repository) ForgetRealtime(ctx context.Context, now time.Time) error {
 				FROM realtime_recent
 			) AS ranked
 			WHERE rank > $3)`
-	if _, err := r.db.ExecContext(ctx, query, cutoff, now.Add(-time.Minute), RealtimeRecentMax, now.Add(-MinutesKept)); err != nil {
+	if _, err := r.db.ExecContext(ctx, query, cutoff, now.Add(-time.Minute), RealtimeRecentMax); err != nil {
 		return fmt.Errorf("visits.forget_realtime: %w", err)
+	}
+	return nil
+}
+
+// ForgetMinutes deletes the minutes older than MinutesKept. A job of its own, run hourly: it
+// reads the whole table (its key leads with the website), and readers never read past
+// MinutesKept anyway.
+func (r *Repository) ForgetMinutes(ctx context.Context, now time.Time) error {
+	if _, err := r.db.ExecContext(ctx, `DELETE FROM realtime_minutes WHERE minute < $1`, now.Add(-MinutesKept)); err != nil {
+		return fmt.Errorf("visits.forget_minutes: %w", err)
 	}
 	return nil
 }
