@@ -2,7 +2,7 @@ package pages
 
 import (
 	"github.com/analytics-service/analytics/pages/display"
-
+	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
@@ -83,3 +83,11 @@ func formatCount(n int64) string { return web.GroupDigits(n, "\u202f") }
 
 // countOf is a count with its noun as the pages write it: "1 visitor", "1\u202f234 visitors".
 func countOf(n int64, one, many string) string { return web.Counted(n, "\u202f", one, many) }
+
+// changeText is a count's change against the one compared with, as the cards write it.
+func changeText(now, before int64) string {
+	return web.Change{Now: now, Before: before}.Percent()
+}
+
+// num formats an SVG coordinate: two decimals at most, no trailing zeros.
+func num(f float64) string { return graph.Num(f) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/pages/display"
+	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -19,8 +20,9 @@ type realtimePage struct {
 	Today     string // the dashboard of today, by the hour: the interval switch's Hours
 	Self      string // this view's address: the interval switch's Minutes
 	Visitors  int64
-	Total     int64          // pageviews of the 30 minutes
-	Minutes   []minutesChart // wide and compact
+	Total     int64            // pageviews of the 30 minutes
+	Minutes   []graph.BarChart // wide and compact
+	Summary   string           // what the chart shows, for a screen reader
 	Table     []minuteRow
 	Owner     bool
 	Recent    []recentRow
@@ -39,21 +41,6 @@ type recentRow struct {
 type minuteRow struct {
 	Label     string // "14:03"
 	Pageviews int64
-}
-
-// minutesChart is the SVG of pageviews per minute, in one of chartShapes.
-type minutesChart struct {
-	Class                      string
-	Width, Height, Left, Right string
-	LabelX, TickY              string
-	Bars                       []minuteBar
-	Lines                      []chartLine
-	Summary                    string
-}
-
-type minuteBar struct {
-	X, Y, Width, Height string
-	Title               string
 }
 
 func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
@@ -80,9 +67,15 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 		data.Total += n
 		data.Table = append(data.Table, minuteRow{Label: first.Add(time.Duration(i) * time.Minute).Format("15:04"), Pageviews: n})
 	}
-	for _, shape := range chartShapes {
-		data.Minutes = append(data.Minutes, newMinutesChart(shape, data.Table, data.Total))
+	counts, titles := make([]int64, len(data.Table)), make([]string, len(data.Table))
+	var most int64
+	for i, m := range data.Table {
+		counts[i], titles[i], most = m.Pageviews, m.Label+": "+countOf(m.Pageviews, "pageview", "pageviews"), max(most, m.Pageviews)
 	}
+	for _, shape := range graph.Shapes {
+		data.Minutes = append(data.Minutes, graph.Bars(shape, counts, titles))
+	}
+	data.Summary = fmt.Sprintf("Pageviews per minute over the last 30 minutes: %s in all, at most %s in one minute.", formatCount(data.Total), formatCount(most))
 	for _, v := range rt.Recent {
 		data.Recent = append(data.Recent, recentRow{
 			Ago: ago(v.SecondsAgo), Page: v.Page, Referrer: display.Value(stats.Referrer, v.Referrer),
@@ -91,39 +84,6 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	p.render(w, r, http.StatusOK, "realtime.html", "Realtime · "+site.Domain, data)
-}
-
-// newMinutesChart lays out one bar per minute, oldest on the left, in a shape of the
-// dashboard's chart (so its labels keep their size on a phone).
-func newMinutesChart(shape chartShape, rows []minuteRow, total int64) minutesChart {
-	var top int64
-	for _, m := range rows {
-		top = max(top, m.Pageviews)
-	}
-	scale := niceCeiling(top)
-	height := shape.Height * 0.75
-	bottom := height - chartBottom
-	plot := bottom - chartTop
-	slot := (shape.Width - chartLeft) / float64(max(len(rows), 1))
-	c := minutesChart{
-		Class: shape.Class, Width: num(shape.Width), Height: num(height), Left: num(chartLeft), Right: num(shape.Width),
-		LabelX: num(chartLeft - 6), TickY: num(bottom + 15),
-		Summary: fmt.Sprintf("Pageviews per minute over the last 30 minutes: %s in all, at most %s in one minute.",
-			formatCount(total), formatCount(top)),
-	}
-	for i := 0; i <= 2; i++ {
-		n := scale * int64(i) / 2
-		c.Lines = append(c.Lines, chartLine{Y: num(bottom - float64(n)/float64(scale)*plot), Label: formatCount(n)})
-	}
-	gap := min(slot*0.15, 3)
-	for i, m := range rows {
-		h := float64(m.Pageviews) / float64(scale) * plot
-		c.Bars = append(c.Bars, minuteBar{
-			X: num(chartLeft + float64(i)*slot + gap), Y: num(bottom - h), Width: num(slot - 2*gap), Height: num(h),
-			Title: m.Label + ": " + countOf(m.Pageviews, "pageview", "pageviews"),
-		})
-	}
-	return c
 }
 
 // ago says how long ago, roughly: "12 s ago", "3 min ago".
