@@ -263,7 +263,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base, v := p.base.Links.Base(r, web.Page), viewOf(r, site)
 	addr := newDashAddress(v.path, q)
 	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To),
-		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, span: span, edit: edit, last24: last24})
+		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit, last24: last24})
 	data.Owner = hasRole(site)
 	if repository.Role(site.Role).Can(repository.RoleEditor) && v.shared == nil {
 		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
@@ -285,7 +285,6 @@ type dashChoices struct {
 	addr     dashAddress
 	metric   graph.Metric
 	interval stats.Interval
-	span     graph.Span  // the range, and whether it may be drawn by the minute
 	last24   stats.Range // the menu's Last 24 hours
 }
 
@@ -447,7 +446,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.Properties = newPropertiesPanel(dash, cloneValues(addr.query), links, reads.props,
 		propertiesExportURL(v, rng, filters))
 	data.Visits = newVisitsPanel(base, v, rng, reads.cmp, len(filters) > 0, reads.visits)
-	data.Graph = newGraphPanel(base, addr, metric, interval, c.span, reads, loc, data.Visits.Before)
+	data.Graph = newGraphPanel(base, addr, metric, interval, graph.SpanOf(rng, today, len(filters) > 0), reads, loc, data.Visits.Before)
 	_, goal := filters.Get(stats.GoalName)
 	cardLinks(data.Visits.Numbers, base, addr, metric, interval, goal)
 	data.Picker = newRangePicker(base, v, addr, today, reads.first, c.last24, rng, filters)
