@@ -110,9 +110,8 @@ type recentView struct {
 // recentViews are a website's hits of a batch as the realtime view, its minutes and the hourly
 // pageviews need them: its last repository.RealtimeRecentMax pageviews, its counts of the last
 // two minutes and its pageviews of the last two hours seen (a batch of a second rarely spans
-// more), counted here
-// rather than as counter keys: one lookup by website a pageview instead of two map operations
-// on string keys. Older minutes and hours move to the maps when a newer one needs the slot.
+// more), counted here rather than as counter keys: one lookup by website a hit instead of two
+// map operations on string keys. Older minutes and hours move to the maps when a newer one needs the slot.
 type recentViews struct {
 	views   [recentMax]recentView
 	n       int // views written in all; the last recentMax are kept

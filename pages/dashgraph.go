@@ -98,18 +98,8 @@ func newGraphPanel(base string, addr dashAddress, m graph.Metric, interval stats
 		panel.Charts = append(panel.Charts, graphChart{Chart: graph.Draw(shape, m, points, cmp),
 			Summary: graph.Summary(m, string(interval), rng.String(), points)})
 	}
-	var allowed []stats.Interval
-	for _, i := range graph.Allowed(span) {
-		if graph.MinuteMetric(m, i) == "" {
-			allowed = append(allowed, i)
-		}
-	}
-	next := allowed[0]
-	for n, i := range allowed {
-		if i == interval {
-			next = allowed[(n+1)%len(allowed)]
-		}
-	}
+	allowed := graph.Switch(m, span)
+	next := graph.Next(interval, allowed)
 	for _, i := range allowed {
 		panel.Intervals = append(panel.Intervals, intervalLink{Label: intervalLabels[i], URL: base + addr.set(graph.IntervalParam, string(i)),
 			Current: i == interval, Next: i == next && i != interval})

@@ -64,7 +64,7 @@ func TestMinutesAreTodaysAlone(t *testing.T) {
 		if strings.Join(got, " ") != c.allowed || !strings.HasPrefix(msg, c.refusal) || (c.refusal == "") != (msg == "") {
 			t.Errorf("%s: allowed %v, minute %s %q; want %s and %q", c.span.Range, got, i, msg, c.allowed, c.refusal)
 		}
-		if msg == "" && (i != Minute || Default(c.span.Range) != stats.Hour || Next(Minute, c.span) != stats.Hour || Next(stats.Hour, c.span) != Minute) {
+		if msg == "" && (i != Minute || Default(c.span.Range) != stats.Hour || Next(Minute, Allowed(c.span)) != stats.Hour || Next(stats.Hour, Allowed(c.span)) != Minute) {
 			t.Errorf("%s: minute parsed as %s, default %s", c.span.Range, i, Default(c.span.Range))
 		}
 	}
@@ -76,6 +76,9 @@ func TestMinutesAreTodaysAlone(t *testing.T) {
 		if MinuteMetric(m, stats.Hour) != "" {
 			t.Errorf("%s by the hour refused", m.Name)
 		}
+	}
+	if got := Switch(Metrics[4], SpanOf(today, when, false)); len(got) != 1 || got[0] != stats.Hour {
+		t.Errorf("the bounce rate's switch on Today: %v, want hours alone", got)
 	}
 	if msg := MinuteMetric(Metrics[4], Minute); msg != "bounce_rate is not counted by the minute: interval=minute draws visitors, visits, pageviews" {
 		t.Errorf("bounce rate by the minute: %q", msg)
@@ -96,7 +99,7 @@ func TestParseIntervalAndMetric(t *testing.T) {
 	if _, msg := ParseInterval("second", Span{Range: days("2025-01-01", 1)}); msg != "must be one of minute, hour, day, week, month" {
 		t.Errorf("second: %q", msg)
 	}
-	if i := Next(stats.Month, year); i != stats.Daily {
+	if i := Next(stats.Month, Allowed(year)); i != stats.Daily {
 		t.Errorf("after month: %s", i)
 	}
 	if m, msg := ParseMetric("bounce_rate", false); m.Name != "bounce_rate" || msg != "" {

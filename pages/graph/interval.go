@@ -158,10 +158,21 @@ func daysText(n int) string {
 	return stats.GroupThousands(n) + " days"
 }
 
-// Next is the interval after i among those the range allows, the first after the last: the
-// keyboard's I goes round them.
-func Next(i stats.Interval, s Span) stats.Interval {
-	allowed := Allowed(s)
+// Switch are the intervals the graph of metric m over a span offers: those the span allows,
+// but minutes for a metric a minute does not count.
+func Switch(m Metric, s Span) []stats.Interval {
+	var out []stats.Interval
+	for _, i := range Allowed(s) {
+		if MinuteMetric(m, i) == "" {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Next is the interval after i among those allowed, the first after the last: the keyboard's
+// I goes round them.
+func Next(i stats.Interval, allowed []stats.Interval) stats.Interval {
 	for n, a := range allowed {
 		if a == i {
 			return allowed[(n+1)%len(allowed)]
