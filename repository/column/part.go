@@ -436,7 +436,7 @@ func (b *partBuild) goalCond(g Goal) string {
 			return "false"
 		}
 		if len(g.Pages) <= 8 {
-			return "list_has_any(pages, " + b.arg(g.Pages) + "::VARCHAR[])"
+			return b.hasAny("pages", g.Pages)
 		}
 		return b.hasPage(b.inList(element, g.Pages))
 	}
@@ -516,7 +516,21 @@ func (b *partBuild) propCond(f query.Filter) string {
 	for i, v := range f.Values {
 		pairs[i] = stats.PropPair(f.Field.Key, v)
 	}
-	return "list_has_any(props, " + b.arg(pairs) + "::VARCHAR[])"
+	return b.hasAny("props", pairs)
+}
+
+// hasAny is the condition of the list column holding one of a few values: one list_contains
+// each, which DuckDB tests about three times faster than list_has_any with a list of one or
+// two (docs/big-sites.md, "v1's reads").
+func (b *partBuild) hasAny(column string, values []string) string {
+	if len(values) == 0 {
+		return "false"
+	}
+	ors := make([]string, len(values))
+	for i, v := range values {
+		ors[i] = "list_contains(" + column + ", " + b.arg(v) + ")"
+	}
+	return "(" + strings.Join(ors, " OR ") + ")"
 }
 
 // pageCond is the condition of a visit one of whose pages a leaf on event:page keeps (a
@@ -534,7 +548,7 @@ func (b *partBuild) pageCond(ctx context.Context, f query.Filter) (string, error
 			return "false", nil
 		}
 		if len(list) <= 8 {
-			return "list_has_any(pages, " + b.arg(list) + "::VARCHAR[])", nil
+			return b.hasAny("pages", list), nil
 		}
 	}
 	pred, err := b.leaf(ctx, f, element)
