@@ -516,6 +516,9 @@ func (b *partBuild) propCond(f query.Filter) string {
 	for i, v := range f.Values {
 		pairs[i] = stats.PropPair(f.Field.Key, v)
 	}
+	if len(pairs) > 8 {
+		return "list_has_any(props, " + b.arg(pairs) + "::VARCHAR[])"
+	}
 	return b.hasAny("props", pairs)
 }
 
