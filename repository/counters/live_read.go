@@ -96,24 +96,14 @@ func (r *Repository) Realtime(ctx context.Context, websiteID int64, recent bool)
 	if err != nil {
 		return Realtime{}, err
 	}
-	out := Realtime{Visitors: visitors, Pageviews: make([]int64, RealtimeWindow/time.Minute)}
 	current := now.Truncate(time.Minute)
-	first := current.Add(-RealtimeWindow + time.Minute)
-	var minutes []struct {
-		Minute    time.Time `db:"minute"`
-		Pageviews int64     `db:"pageviews"`
+	minutes, err := r.Minutes(ctx, websiteID, current.Add(-RealtimeWindow+time.Minute), current.Add(time.Minute))
+	if err != nil {
+		return Realtime{}, fmt.Errorf("stats.realtime: %w", err)
 	}
-	const minutesQuery = `
-		SELECT minute, pageviews FROM realtime_minutes
-		WHERE website_id = $1 AND minute BETWEEN $2 AND $3`
-	if err := r.reads().SelectContext(ctx, &minutes, minutesQuery, websiteID, first, current); err != nil {
-		return Realtime{}, fmt.Errorf("stats.realtime: minutes: %w", err)
-	}
-	for _, m := range minutes {
-		i := int(m.Minute.Sub(first) / time.Minute)
-		if i >= 0 && i < len(out.Pageviews) {
-			out.Pageviews[i] += m.Pageviews
-		}
+	out := Realtime{Visitors: visitors, Pageviews: make([]int64, len(minutes))}
+	for i, m := range minutes {
+		out.Pageviews[i] = m.Pageviews
 	}
 	out.Recent = []RecentPageview{}
 	if !recent {
