@@ -67,6 +67,32 @@ type Flusher struct {
 	// hadVisitors: the last batch wrote current visitors, so the next one must write them
 	// even when there are none left (to clear them).
 	hadVisitors bool
+	// reported is what the node last wrote of what it may still write (node_open_days).
+	reported *repository.NodeOpen
+}
+
+// reportEvery is how often a node with nothing to write still reports what it may write:
+// readers take a day for closed only once every node's report is past it.
+const reportEvery = time.Minute
+
+// openReport is what this node may still write, as of now: the oldest day of its open visits
+// (after Collect), or none. The visits that open later count on now's day or later.
+func (f *Flusher) openReport(now time.Time) *repository.NodeOpen {
+	o := &repository.NodeOpen{Node: f.Node, At: now}
+	if day, ok := f.Visits.OldestDay(); ok {
+		o.Oldest = dayDate(day)
+	}
+	return o
+}
+
+// reportDue tells whether a flush with nothing else to write must still write o: it says
+// something new, or the last report is reportEvery old.
+func (f *Flusher) reportDue(o *repository.NodeOpen) bool {
+	if o == nil {
+		return false
+	}
+	last := f.reported
+	return last == nil || !last.Oldest.Equal(o.Oldest) || o.At.Sub(last.At) >= reportEvery
 }
 
 // NewFlusher wires a flusher that keeps at most maxValues distinct values a website's statistic
@@ -147,8 +173,9 @@ func (f *Flusher) Flush(ctx context.Context) error {
 			for site, n := range f.Visits.Current(now, realtimeVisitorsWithin) {
 				b.Visitors = append(b.Visitors, repository.NodeVisitors{WebsiteID: site, Visitors: n})
 			}
+			b.Open = f.openReport(now)
 		}
-		if len(b.Counts) == 0 && len(b.Members) == 0 && b.RowCount() == 0 && len(b.Visitors) == 0 && !f.hadVisitors {
+		if len(b.Counts) == 0 && len(b.Members) == 0 && b.RowCount() == 0 && len(b.Visitors) == 0 && !f.hadVisitors && !f.reportDue(b.Open) {
 			f.counters.release(held) // keys whose deltas all cancelled out
 			return nil
 		}
@@ -166,6 +193,9 @@ func (f *Flusher) Flush(ctx context.Context) error {
 		f.metrics.propsOverLimit(added.PropsOverCap)
 		switch {
 		case err == nil:
+			if b.Open != nil {
+				f.reported = b.Open
+			}
 			f.pending = f.pending[1:]
 		case repository.RefusedContent(err):
 			f.pending = append(f.refused(b, err), f.pending[1:]...)
@@ -233,7 +263,8 @@ func splitBatch(b *repository.VisitBatch) (first, second *repository.VisitBatch)
 		return k
 	}
 	first = &repository.VisitBatch{ID: uuid.NewString(), Node: b.Node, Visitors: b.Visitors, At: b.At, RowBytesPerDay: b.RowBytesPerDay}
-	second = &repository.VisitBatch{ID: uuid.NewString(), RowBytesPerDay: b.RowBytesPerDay}
+	// What the node may still write holds once every part is written: it goes last.
+	second = &repository.VisitBatch{ID: uuid.NewString(), RowBytesPerDay: b.RowBytesPerDay, Open: b.Open}
 	k := cut(len(b.Counts))
 	first.Counts, second.Counts = b.Counts[:k], b.Counts[k:]
 	k = cut(len(b.Members))
@@ -282,7 +313,7 @@ func (f *Flusher) Drain(ctx context.Context) error {
 	f.counters.releaseWaiting()
 	for {
 		if !f.failing() && f.counters.Size() == 0 {
-			return nil
+			return f.leave(ctx)
 		}
 		err := f.Flush(ctx)
 		if err == nil {
@@ -294,6 +325,19 @@ func (f *Flusher) Drain(ctx context.Context) error {
 		case <-time.After(f.backoff()):
 		}
 	}
+}
+
+// leave deletes this node's report of what it may still write (node_open_days): it has
+// written everything, and a stopped node must not hold the days back.
+func (f *Flusher) leave(ctx context.Context) error {
+	if f.Visits == nil || f.Node == "" {
+		return nil
+	}
+	b := repository.VisitBatch{ID: uuid.NewString(), Open: &repository.NodeOpen{Node: f.Node, At: f.now(), Leaving: true}}
+	if _, err := f.writer.AddVisitBatch(ctx, b, f.maxValues); err != nil {
+		return fmt.Errorf("drain: leave: %w", err)
+	}
+	return nil
 }
 
 // toBatch turns what was taken into a batch. Keys whose deltas cancelled out are dropped (the

@@ -97,3 +97,18 @@ func TestCancelledDeltasFreeTheBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A batch split in parts (refused content) carries what the node may still write in its last
+// part only: it holds once every row before it is written.
+func TestSplitBatchReportsLast(t *testing.T) {
+	open := &repository.NodeOpen{Node: "n", Oldest: time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC), At: time.Now()}
+	b := &repository.VisitBatch{ID: "b", Node: "n", Open: open, Counts: make([]repository.StatCount, 5)}
+	first, second := splitBatch(b)
+	if first.Open != nil || second.Open != open {
+		t.Fatalf("parts carry %v and %v, want nothing and then the report", first.Open, second.Open)
+	}
+	left, right := splitBatch(second)
+	if left.Open != nil || right.Open != open {
+		t.Fatalf("a part split again carries %v and %v, want nothing and then the report", left.Open, right.Open)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,7 +63,9 @@ type visitShard struct {
 	// engaged holds, by visit id, the pages an open visit sent engagement for (engagement.go);
 	// made at the first.
 	engaged map[uint64][]pageEngagement
-	_       [24]byte // a cache line of its own
+	// days counts the open visits by their day (few: today, yesterday), for OldestDay.
+	days []dayCount
+	_    [24]byte // a cache line of its own
 }
 
 // endedVisit is what the realtime view needs of a visit that ended.
@@ -311,6 +314,7 @@ func (vs *Visits) start(h *visitHit) visitOutcome {
 		vs.end(s, s.first)
 	}
 	s.open[v.id] = v
+	s.countDay(v.day, 1)
 	s.append(v)
 	s.touch(v)
 	return out
@@ -351,6 +355,7 @@ func (vs *Visits) end(s *visitShard, v *visit) {
 	}
 	v.flags |= hasEnded
 	delete(s.open, v.id)
+	s.countDay(v.day, -1)
 	delete(s.engaged, v.id)
 	s.unlink(v)
 	vs.perAddress[v.addrSlot].Add(^uint32(0))
@@ -610,4 +615,37 @@ func (v *visit) emit(out []delta, full bool) []delta {
 		v.flushedSeconds = seconds
 	}
 	return out
+}
+
+// dayCount is how many open visits of a shard count on a day.
+type dayCount struct{ day, n int32 }
+
+// countDay adds d (1: a visit opened, -1: one ended) to the shard's visits of day; s.mu is held.
+func (s *visitShard) countDay(day, d int32) {
+	for i := range s.days {
+		if s.days[i].day == day {
+			if s.days[i].n += d; s.days[i].n == 0 {
+				s.days = slices.Delete(s.days, i, i+1)
+			}
+			return
+		}
+	}
+	s.days = append(s.days, dayCount{day: day, n: d})
+}
+
+// OldestDay is the earliest day (a Key.Day) of the open visits; ok is false when none is
+// open. Whatever this node writes later counts on it or later, or on a day that starts
+// after now: what a day's rows can still receive (the flusher reports it, docs/big-sites.md).
+func (vs *Visits) OldestDay() (day int32, ok bool) {
+	for i := range vs.shards {
+		s := &vs.shards[i]
+		s.mu.Lock()
+		for _, c := range s.days {
+			if !ok || c.day < day {
+				day, ok = c.day, true
+			}
+		}
+		s.mu.Unlock()
+	}
+	return day, ok
 }

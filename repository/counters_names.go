@@ -9,6 +9,7 @@ type (
 	Added          = counters.Added
 	EngagedPage    = counters.EngagedPage
 	Member         = counters.Member
+	NodeOpen       = counters.NodeOpen
 	NodeVisitors   = counters.NodeVisitors
 	RealtimeMinute = counters.RealtimeMinute
 	RecentPageview = counters.RecentPageview

@@ -83,13 +83,16 @@ const (
 )
 
 // ForgetRealtime deletes recent pageviews older than RealtimeWindow and those of a website
-// beyond its last RealtimeRecentMax, and the visitor counts of nodes that stopped flushing a
-// minute ago (readers ignore them after 10 s already).
+// beyond its last RealtimeRecentMax, the visitor counts of nodes that stopped flushing a
+// minute ago (readers ignore them after 10 s already), and the reports of what they may still
+// write of nodes that died a week ago (node_open_days; readers ignore them after a day).
 func (r *Repository) ForgetRealtime(ctx context.Context, now time.Time) error {
 	cutoff := now.Add(-RealtimeWindow)
 	const query = `
 		WITH nodes AS (
 			DELETE FROM realtime_visitors WHERE flushed_at < $2
+		), lost AS (
+			DELETE FROM node_open_days WHERE flushed_at < $4
 		)
 		DELETE FROM realtime_recent
 		WHERE at < $1 OR (website_id, id) IN (
@@ -98,7 +101,7 @@ func (r *Repository) ForgetRealtime(ctx context.Context, now time.Time) error {
 				FROM realtime_recent
 			) AS ranked
 			WHERE rank > $3)`
-	if _, err := r.db.ExecContext(ctx, query, cutoff, now.Add(-time.Minute), RealtimeRecentMax); err != nil {
+	if _, err := r.db.ExecContext(ctx, query, cutoff, now.Add(-time.Minute), RealtimeRecentMax, now.AddDate(0, 0, -7)); err != nil {
 		return fmt.Errorf("visits.forget_realtime: %w", err)
 	}
 	return nil
@@ -154,6 +157,16 @@ type NodeVisitors struct {
 	Visitors  int
 }
 
+// NodeOpen is what a node may still write into the visit rows (node_open_days): Oldest, the
+// earliest day of its open visits (zero: none is open), at At, its clock when it took the
+// batch. Leaving: the node stops with nothing left to write, and its row goes.
+type NodeOpen struct {
+	Node    string
+	Oldest  time.Time
+	At      time.Time
+	Leaving bool
+}
+
 // VisitBatch is everything one flush of a node writes, in one transaction, once per ID.
 type VisitBatch struct {
 	ID      string
@@ -170,6 +183,9 @@ type VisitBatch struct {
 	// RowBytesPerDay is what a website's visit rows may take a day (VISIT_ROW_BYTES_PER_DAY,
 	// chargeRowDays); 0: DefaultRowBytesPerDay.
 	RowBytesPerDay int64
+	// Open, when not nil, replaces the node's row of node_open_days, after the batch's rows:
+	// it holds once they are written. A batch split in parts carries it in its last.
+	Open *NodeOpen
 }
 
 // AddVisitBatch is the stats writer: everything collection counted, and what tests seed,
@@ -191,12 +207,19 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 	defer tx.Rollback()
 	added := Added{Applied: true}
 	if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Minutes) == 0 && len(b.Recent) == 0 && b.RowCount() == 0 {
-		// Only this node's current visitors, which replace its last ones: no batch id to claim.
+		// Only this node's current visitors and what it may still write, which replace its
+		// last ones: no batch id to claim.
 		err = addRealtime(ctx, tx, b)
+		if err == nil {
+			err = reportOpen(ctx, tx, b.Open)
+		}
 	} else {
 		added.Applied, err = claimBatch(ctx, tx, b.ID)
 		if err == nil && added.Applied {
 			added, err = WriteBatch(ctx, tx, conn, b, maxValues)
+		}
+		if err == nil && added.Applied {
+			err = reportOpen(ctx, tx, b.Open)
 		}
 	}
 	if err != nil {
@@ -233,6 +256,32 @@ func WriteBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch,
 		return Added{}, err
 	}
 	return added, nil
+}
+
+// reportOpen replaces the node's row of node_open_days with o (nil: nothing to report), or
+// deletes it when the node leaves.
+func reportOpen(ctx context.Context, tx *sqlx.Tx, o *NodeOpen) error {
+	if o == nil {
+		return nil
+	}
+	if o.Leaving {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM node_open_days WHERE node = $1`, o.Node); err != nil {
+			return fmt.Errorf("visits.add: node leaves: %w", err)
+		}
+		return nil
+	}
+	var oldest *string
+	if !o.Oldest.IsZero() {
+		d := o.Oldest.Format(time.DateOnly)
+		oldest = &d
+	}
+	const query = `
+		INSERT INTO node_open_days (node, oldest, flushed_at) VALUES ($1, $2, $3)
+		ON CONFLICT (node) DO UPDATE SET oldest = EXCLUDED.oldest, flushed_at = EXCLUDED.flushed_at`
+	if _, err := tx.ExecContext(ctx, query, o.Node, oldest, o.At.UTC()); err != nil {
+		return fmt.Errorf("visits.add: open days: %w", err)
+	}
+	return nil
 }
 
 // addRealtime adds the batch's pageviews per minute and recent pageviews, and replaces the
