@@ -137,7 +137,12 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	defer store.Close()
 	withColumns := repository.New(f.db, nil)
 	withColumns.UseColumnStore(store)
+	// A node holding a visit of 4 days ago keeps the days from it on open (closed_days.go):
+	// the static bound, closedAfter days, closes them until the end of the test.
 	lastClosed := today.AddDate(0, 0, -3)
+	if _, err := f.db.Exec(`INSERT INTO node_open_days (node, oldest, flushed_at) VALUES ('slow', $1, now())`, lastClosed.AddDate(0, 0, -1)); err != nil {
+		t.Fatal(err)
+	}
 	if err := store.Sync(ctx, f.db.DB, lastClosed.AddDate(0, 0, -5)); err != nil {
 		t.Fatal(err)
 	}
@@ -348,6 +353,18 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("another database", lastClosed.AddDate(0, 0, -1))
+
+	// The node leaves: every day before today's first date on Earth (UTC-12's) is closed,
+	// copied by the next sync and answered by the store (a new repository: no report read).
+	if _, err := f.db.Exec(`DELETE FROM node_open_days`); err != nil {
+		t.Fatal(err)
+	}
+	withColumns = repository.New(f.db, nil)
+	withColumns.UseColumnStore(store)
+	if err := withColumns.SyncColumnStore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("closed by the nodes' reports", time.Now().UTC().Add(-12*time.Hour-time.Minute).Truncate(24*time.Hour).AddDate(0, 0, -1))
 }
 
 // useTestColumnStore makes f's repository read the closed days from a column store filled

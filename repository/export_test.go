@@ -61,3 +61,13 @@ func ListColumnThrough(ctx context.Context, r *Repository, site int64, days stat
 	}
 	return through
 }
+
+// LastClosed is the last closed day of a website whose today is today (closed_days.go).
+func LastClosed(ctx context.Context, r *Repository, today time.Time) (time.Time, error) {
+	return r.lastClosed(ctx, today)
+}
+
+const (
+	OpenReportsTTL = openReportsTTL
+	NodeLost       = nodeLost
+)

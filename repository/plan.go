@@ -134,9 +134,14 @@ func countedBreakdown(f query.Field, metrics []query.Metric) bool {
 // UseColumnStore makes the engine read the closed days that s holds from it.
 func (r *Repository) UseColumnStore(s *column.Store) { r.column = s }
 
-// SyncColumnStore copies the days closed in every zone (UTC-12's end a day later) to the store.
+// SyncColumnStore copies the days closed in every zone (UTC-12's today a day behind UTC's;
+// closed_days.go) to the store.
 func (r *Repository) SyncColumnStore(ctx context.Context) error {
-	return r.column.Sync(ctx, r.db.DB, dayOf(r.now().UTC()).AddDate(0, 0, -closedAfter-1))
+	closed, err := r.lastClosed(ctx, dayOf(r.now().UTC()).AddDate(0, 0, -1))
+	if err != nil {
+		return err
+	}
+	return r.column.Sync(ctx, r.db.DB, closed)
 }
 
 // columnDays is the last day of b's range, from its first on, that the column store answers:
@@ -147,7 +152,11 @@ func (b *queryBuild) columnDays(ctx context.Context) (time.Time, bool, error) {
 	if q := b.q; b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics, goalsListQuery(q)) {
 		return time.Time{}, false, nil
 	}
-	return b.repo.columnHeld(ctx, b.websiteID, b.q.Range.From, b.q.Range.To, b.lastClosedDay())
+	closed, err := b.lastClosedDay(ctx)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return b.repo.columnHeld(ctx, b.websiteID, b.q.Range.From, b.q.Range.To, closed)
 }
 
 // columnHeld is the last day of from..to, from its first on, that the column store holds of
@@ -177,7 +186,11 @@ func (v rowReader) listColumnDays(ctx context.Context, filters []query.Filter) (
 			return time.Time{}, err
 		}
 	}
-	last, ok, err := r.columnHeld(ctx, v.websiteID, v.days.From, v.days.To, dayOf(r.now().UTC()).AddDate(0, 0, -closedAfter))
+	closed, err := r.lastClosed(ctx, dayOf(r.now().UTC()))
+	if err != nil {
+		return time.Time{}, err
+	}
+	last, ok, err := r.columnHeld(ctx, v.websiteID, v.days.From, v.days.To, closed)
 	if err != nil || !ok {
 		return time.Time{}, err
 	}

@@ -9,7 +9,7 @@ import (
 
 // Counting visitors needs the visitor-days of several visits of the whole range
 // (repeatedVisitorDays): a month of a website of 100,000 visits a day is 3 M rows to group,
-// about a second of every such query (docs/big-sites.md). A closed day's (closedAfter) never
+// about a second of every such query (docs/big-sites.md). A closed day's (closed_days.go) never
 // change, so visit_row_repeats keeps them, written by the first query that needs them as
 // visit_row_values keeps a day's values; the days after it are grouped from the rows. The kept
 // ones are a whole day's, before the range's hours and the sample: a visitor-day kept as one of
@@ -24,7 +24,11 @@ func (b *queryBuild) keepRepeats(ctx context.Context) error {
 	if !b.needsVisitors() || b.groupVisitors || b.fraction < 1 {
 		return nil
 	}
-	rg, closed := b.q.Range, b.lastClosedDay()
+	rg := b.q.Range
+	closed, err := b.lastClosedDay(ctx)
+	if err != nil {
+		return err
+	}
 	if rg.From.After(closed) {
 		return nil
 	}

@@ -12,13 +12,9 @@ import (
 )
 
 // A matches filter needs the distinct values of its column over the range. A day no flush
-// writes any more (closedAfter days old, as the job that rewrites partitions in key order
-// takes it) keeps its values in visit_row_values, written by the first query that needs them;
-// the days after it are read from the rows. A month of pages is then 30 short rows rather
-// than every pageview of the month.
-
-// closedAfter is how many days after a day its rows stop changing.
-const closedAfter = 3
+// writes any more (a closed day, closed_days.go) keeps its values in visit_row_values, written
+// by the first query that needs them; the days after it are read from the rows. A month of
+// pages is then 30 short rows rather than every pageview of the month.
 
 // readValues reads the distinct values of the field of every matches filter of the query,
 // before its statement's transaction: keeping a closed day's values takes a connection of its
@@ -53,7 +49,11 @@ func (b *queryBuild) readValues(ctx context.Context, filters []query.Filter) err
 // of the matching rows: the hours and the sample are not applied, which only adds values that
 // match no row).
 func (b *queryBuild) distinctValues(ctx context.Context, f query.Field) ([]string, error) {
-	r, rg, closed := b.repo, b.q.Range, b.lastClosedDay()
+	r, rg := b.repo, b.q.Range
+	closed, err := b.lastClosedDay(ctx)
+	if err != nil {
+		return nil, err
+	}
 	set := map[string]bool{}
 	if !rg.From.After(closed) {
 		last := rg.To
@@ -92,14 +92,15 @@ func (b *queryBuild) distinctValues(ctx context.Context, f query.Field) ([]strin
 	return out, nil
 }
 
-// lastClosedDay is the last day, in the website's time zone, that no flush writes any more.
-func (b *queryBuild) lastClosedDay() time.Time {
+// lastClosedDay is the last day, in the website's time zone, that no flush writes any more
+// (closed_days.go).
+func (b *queryBuild) lastClosedDay(ctx context.Context) (time.Time, error) {
 	now := b.repo.now()
 	loc := b.zone.At(now)
 	if loc == nil {
 		loc = time.UTC
 	}
-	return dayOf(now.In(loc)).AddDate(0, 0, -closedAfter)
+	return b.repo.lastClosed(ctx, dayOf(now.In(loc)))
 }
 
 // valuesSQL is the statement of the distinct stored values of a field of website $1's rows;

@@ -49,6 +49,7 @@ type Repository struct {
 	// statement as a list (defaultMaxRepeats; the tests change it to try both ways).
 	maxRepeats int
 	column     *column.Store // the closed days' column store (UseColumnStore), nil: none
+	openDays   *openReports  // the nodes' reports of what they may still write (closed_days.go)
 }
 
 // New wraps an open database, every statement on its one pool (commands, tests). now is the
@@ -58,7 +59,7 @@ func New(db *sqlx.DB, now func() time.Time) *Repository {
 		now = time.Now
 	}
 	return &Repository{Repository: store.New(db, now), Writer: counters.New(db, now), db: db, reads: db, health: db, now: now,
-		pages: newClosedPages(), conversions: newClosedConversions(), maxRepeats: defaultMaxRepeats}
+		pages: newClosedPages(), conversions: newClosedConversions(), maxRepeats: defaultMaxRepeats, openDays: &openReports{}}
 }
 
 // Pools are the service's connections to its database, apart by what must never wait for
