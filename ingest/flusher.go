@@ -161,8 +161,15 @@ func (f *Flusher) Flush(ctx context.Context) error {
 	defer f.mu.Unlock()
 	if len(f.pending) == 0 {
 		now := f.now()
+		var open *repository.NodeOpen
 		if f.Visits != nil {
 			f.Visits.Collect(now)
+			if f.Node != "" {
+				// Before the take: what the counters get after it is of a visit open now (one
+				// that ends meanwhile, early or replaced, sends its last deltas to them) or of one
+				// that opens later.
+				open = f.openReport(now)
+			}
 		}
 		t := f.counters.take()
 		held := t.size()
@@ -173,7 +180,7 @@ func (f *Flusher) Flush(ctx context.Context) error {
 			for site, n := range f.Visits.Current(now, realtimeVisitorsWithin) {
 				b.Visitors = append(b.Visitors, repository.NodeVisitors{WebsiteID: site, Visitors: n})
 			}
-			b.Open = f.openReport(now)
+			b.Open = open
 		}
 		if len(b.Counts) == 0 && len(b.Members) == 0 && b.RowCount() == 0 && len(b.Visitors) == 0 && !f.hadVisitors && !f.reportDue(b.Open) {
 			f.counters.release(held) // keys whose deltas all cancelled out

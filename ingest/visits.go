@@ -65,7 +65,7 @@ type visitShard struct {
 	engaged map[uint64][]pageEngagement
 	// days counts the open visits by their day (few: today, yesterday), for OldestDay.
 	days []dayCount
-	_    [24]byte // a cache line of its own
+	_    [32]byte // two cache lines of its own
 }
 
 // endedVisit is what the realtime view needs of a visit that ended.
