@@ -22,11 +22,11 @@ const (
 // early enough to be read that morning.
 const SendHour = 6
 
-// The first and the last of all time zones (UTC+14 and UTC-12): a period has ended in some
-// zone from its end in firstZone on, and in every zone from its end in lastZone on.
+// A period has ended in some zone from its end in firstZone on, and in every zone from its
+// end in lastZone on (stats.FirstZone, stats.LastZone).
 var (
-	firstZone = time.FixedZone("UTC+14", 14*3600)
-	lastZone  = time.FixedZone("UTC-12", -12*3600)
+	firstZone = stats.FirstZone
+	lastZone  = stats.LastZone
 )
 
 // Period is a calendar month or a week starting Monday, as calendar days (From and To are

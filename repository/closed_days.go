@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Closed days (docs/big-sites.md, "Closed days"). A day of a website is closed once no flush
@@ -39,9 +41,10 @@ const nodeLost = 24 * time.Hour
 // forward, so an older one closes fewer days, never more.
 const openReportsTTL = time.Second
 
-// earliestToday is the first calendar date of any zone at t (UTC-12's), as midnight UTC.
+// earliestToday is the first calendar date of any zone (stats.LastZone's) clockDrift before
+// t, as a stats.Day.
 func earliestToday(t time.Time) time.Time {
-	return dayOf(t.UTC().Add(-clockDrift - 12*time.Hour))
+	return stats.Day(t.Add(-clockDrift).In(stats.LastZone))
 }
 
 // openReports caches node_open_days for openReportsTTL.

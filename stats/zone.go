@@ -18,6 +18,14 @@ type Zone struct {
 	From   time.Time
 }
 
+// FirstZone and LastZone are the first and the last of all time zones (UTC+14 and UTC-12):
+// a calendar date starts in FirstZone before any other zone and ends in LastZone after every
+// other (a period of reports, a closed day).
+var (
+	FirstZone = time.FixedZone("UTC+14", 14*3600)
+	LastZone  = time.FixedZone("UTC-12", -12*3600)
+)
+
 // FixedZone is a zone that never changes.
 func FixedZone(loc *time.Location) Zone { return Zone{Before: loc} }
 
