@@ -30,8 +30,8 @@ import (
 // 12:01 UTC on the day after the data, the default; 1 before it; 3 under the static rule
 // alone), which the visit rows answer; with BENCH_COLUMN=0 the visit rows answer everything;
 // BENCH_COLUMN=2 times each visit-level query and each dashboard with the visit rows alone
-// first, as rows/visit/NAME and rows/dashboard/NAME, on the same data. BENCH_PARTS=1 also times each of a dashboard's reads
-// alone, as parts/NAME/READ.
+// first, as rows/visit/NAME and rows/dashboard/NAME, on the same data. BENCH_PARTS=1 also
+// times each of a dashboard's reads alone, as parts/NAME/READ.
 //
 //	make bench-bigsite (BENCH_RUNS runs each, default 10)
 func BenchmarkBigSite(b *testing.B) {

@@ -89,9 +89,9 @@ func TestVisitorsOnceADayAcrossBatches(t *testing.T) {
 	}
 }
 
-// The realtime job keeps 30 minutes and the last 25 pageviews of each website, the minutes' job
-// the minutes of MinutesKept; the salt job
-// deletes salts and day membership of the days before the one given.
+// The realtime job keeps 30 minutes and the last 25 pageviews of each website, and the nodes'
+// reports of what they may still write for a week; the minutes' job the minutes of
+// MinutesKept; the salt job deletes salts and day membership of the days before the one given.
 func TestForgetRealtimeAndSalts(t *testing.T) {
 	f := newFixture(t, "rt.example")
 	ctx := context.Background()
@@ -113,8 +113,21 @@ func TestForgetRealtimeAndSalts(t *testing.T) {
 	if _, err := f.repo.Salts(ctx, []time.Time{date("2026-03-02"), date("2026-03-03"), date("2026-03-04")}); err != nil {
 		t.Fatal(err)
 	}
+	for node, at := range map[string]time.Time{"died": now.AddDate(0, 0, -7).Add(-time.Second), "quiet": now.AddDate(0, 0, -6)} {
+		open := repository.VisitBatch{ID: uuid.NewString(), Open: &repository.NodeOpen{Node: node, At: at}}
+		if _, err := f.repo.AddVisitBatch(ctx, open, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := f.repo.ForgetRealtime(ctx, now); err != nil {
 		t.Fatal(err)
+	}
+	var reports []string
+	if err := f.db.Select(&reports, `SELECT node FROM node_open_days ORDER BY node`); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(reports) != "[quiet]" {
+		t.Errorf("nodes' reports left %v, want the one of 6 days ago", reports)
 	}
 	if err := f.repo.ForgetMinutes(ctx, now); err != nil {
 		t.Fatal(err)
