@@ -22,11 +22,12 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/counters"
 	"github.com/analytics-service/analytics/stats"
 )
 
 // schemaVersion names the file's layout: a file of another version is made again.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // FileName is the store's file in its directory.
 const FileName = "visits.duckdb"
@@ -187,7 +188,9 @@ func textColumns() []string {
 // kept, the names its events hold encoded (oldnames; see oldNamesSQL), its events as the
 // event statistic writes them (evs: name:value:unit, one an event), which v1's event lists
 // count, its engagement (engagementSQL) and the custom properties its hits carried (props: the
-// rows' KEY, 0x1F, VALUE a hit and property), which property filters test.
+// rows' KEY, 0x1F, VALUE a hit and property), which property filters test, and where its
+// events came among its pages (evat: how many pages came before each of names; eventsAt),
+// which funnels walk.
 func schemaSQL() string {
 	var cols strings.Builder
 	for _, c := range textColumns() {
@@ -200,7 +203,7 @@ func schemaSQL() string {
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
 			rkey BIGINT, visitor INTEGER NOT NULL, pages VARCHAR[] NOT NULL, names VARCHAR[] NOT NULL,
 			oldnames VARCHAR[] NOT NULL, evs VARCHAR[] NOT NULL,
-			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL, props VARCHAR[] NOT NULL%s);`, schemaVersion, cols.String())
+			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL, props VARCHAR[] NOT NULL, evat INTEGER[] NOT NULL%s);`, schemaVersion, cols.String())
 }
 
 func (s *Store) markHeld(site int64, day time.Time, generation int64) {
@@ -426,6 +429,33 @@ func engagementList(a []sql.NullInt64) []int64 {
 	return out
 }
 
+// eventsAt is, for each of a row's events (names), how many of its pages came before it, from
+// its hit_order: one letter a hit, counters.HitPage or HitEvent. A row whose order does not
+// add up to its pages and events (none is known to) has its events after its pages, as the
+// funnels' walk of the rows takes it (repository/funnel).
+func eventsAt(order string, pages, events int) []int32 {
+	out := make([]int32, 0, events)
+	if len(order) != pages+events {
+		for range events {
+			out = append(out, int32(pages))
+		}
+		return out
+	}
+	before := int32(0)
+	for i := range len(order) {
+		switch order[i] {
+		case counters.HitPage:
+			before++
+		case counters.HitEvent:
+			out = append(out, before)
+		}
+	}
+	if len(out) != events {
+		return eventsAt("", pages, events)
+	}
+	return out
+}
+
 // nonNil is an array's values, an empty list for none.
 func nonNil(a pq.StringArray) pq.StringArray {
 	if a == nil {
@@ -444,7 +474,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return err
 	}
 	src, err := pg.QueryContext(ctx, `SELECT hour, pageviews, cardinality(events), bounce, seconds,
-			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, events, `+engagementSQL+`, coalesce(props, '{}'), `+strings.Join(cols, ", ")+`
+			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, events, `+engagementSQL+`, coalesce(props, '{}'), hit_order, `+strings.Join(cols, ", ")+`
 		FROM visit_rows WHERE website_id = $1 AND day = $2`, site, day.Format(time.DateOnly))
 	if err != nil {
 		return fmt.Errorf("column store: read day %s of %d: %w", day.Format(time.DateOnly), site, err)
@@ -467,7 +497,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		if err != nil {
 			return err
 		}
-		const fixed = 17 // the columns before the visit-level values
+		const fixed = 18 // the columns before the visit-level values
 		values := make([]driver.Value, fixed+len(cols))
 		scan := make([]any, fixed-2+len(cols))
 		var hour, pageviews, events, seconds, visitor int64
@@ -475,9 +505,10 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		var repeated sql.NullInt64
 		var pages, names, oldNames, evs, engPages, props pq.StringArray
 		var engMs, engDepth []sql.NullInt64
+		var order string
 		texts := make([]string, len(cols))
 		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames, &evs,
-			&engPages, pq.Array(&engMs), pq.Array(&engDepth), &props})
+			&engPages, pq.Array(&engMs), pq.Array(&engDepth), &props, &order})
 		for i := range texts {
 			scan[fixed-2+i] = &texts[i]
 		}
@@ -492,7 +523,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 			}
 			copy(values, []driver.Value{site, dayOf(day), int16(hour), int32(pageviews), int32(events), bounce, int32(seconds), rkey,
 				int32(visitor), []string(nonNil(pages)), []string(nonNil(names)), []string(nonNil(oldNames)), []string(nonNil(evs)),
-				[]string(nonNil(engPages)), engagementList(engMs), engagementList(engDepth), []string(nonNil(props))})
+				[]string(nonNil(engPages)), engagementList(engMs), engagementList(engDepth), []string(nonNil(props)), eventsAt(order, len(pages), len(names))})
 			for i, t := range texts {
 				values[fixed+i] = t
 			}

@@ -115,9 +115,29 @@ func (w *Walk) walk(order []byte, pages, names [][]byte) int {
 			bits = w.events[string(names[e])]
 			e++
 		}
-		if bits&(1<<next) != 0 {
-			next++
+		next = advance(next, bits)
+	}
+	return next
+}
+
+// advance is the rule of a walk: a hit whose goals are bits moves a visit that has reached
+// next steps on by one when it matches the next step's goal, and only then.
+func advance(next int, bits uint8) int {
+	if bits&(1<<next) != 0 {
+		next++
+	}
+	return next
+}
+
+// Furthest is how many of steps a visit reached whose hits, in order, match the steps of
+// bits (one a hit, step i bit i; hits that match none may be left out): the walk of its hits.
+func Furthest(bits []uint8, steps int) int {
+	next := 0
+	for _, b := range bits {
+		if next == steps {
+			break
 		}
+		next = advance(next, b)
 	}
 	return next
 }
