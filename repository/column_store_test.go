@@ -95,13 +95,18 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	site, ctx := f.sites[0], context.Background()
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	from := today.AddDate(0, 0, -24)
-	visits := repotest.RandomVisits(mathrand.New(mathrand.NewPCG(38, 19)), from, today, 40)
+	rnd := mathrand.New(mathrand.NewPCG(38, 19))
+	visits := repotest.RandomVisits(rnd, from, today, 40)
 	for i, v := range visits {
 		if v.Day.Day()%2 == 0 { // the other days' rows are as written before event names were kept
 			for _, e := range v.Events {
 				visits[i].EventNames = append(visits[i].EventNames, strings.SplitN(e, ":", 2)[0])
 			}
 		}
+		// The hits interleaved (funnels walk them in order), some events before any page.
+		order := []byte(v.HitOrder())
+		rnd.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		visits[i].Order = string(order)
 	}
 	repotest.WriteVisitRows(t, f.db, site, visits)
 	// Engagement on most visits' pages, some of it without time or without a scroll depth
@@ -121,12 +126,36 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 		WHERE website_id = $1 AND id % 3 <> 0`, site); err != nil {
 		t.Fatal(err)
 	}
+	goalIDs := map[string]int64{}
 	for _, g := range []stats.Goal{{Kind: stats.GoalPageview, Page: "/blog/*", DisplayName: "Blog"},
-		{Kind: stats.GoalPageview, Page: "/**", DisplayName: "Every page"}, {Kind: stats.GoalEvent, Event: "Signup", DisplayName: "Signup"}} {
-		if _, err := f.repo.CreateGoal(ctx, site, g); err != nil {
+		{Kind: stats.GoalPageview, Page: "/**", DisplayName: "Every page"}, {Kind: stats.GoalEvent, Event: "Signup", DisplayName: "Signup"},
+		{Kind: stats.GoalPageview, Page: "/pricing|/docs", DisplayName: "Pricing or docs"}, {Kind: stats.GoalEvent, Event: "Download", DisplayName: "Download"}} {
+		created, err := f.repo.CreateGoal(ctx, site, g)
+		if err != nil {
 			t.Fatal(err)
 		}
+		goalIDs[g.DisplayName] = created.ID
 	}
+	// Funnels of pages and events, one that begins with an event.
+	var funnels []stats.Funnel
+	for i, names := range [][]string{{"Every page", "Signup"}, {"Pricing or docs", "Signup", "Blog"}, {"Every page", "Download"},
+		{"Signup", "Every page", "Blog"}, {"Blog", "Pricing or docs", "Signup"}} {
+		var steps []int64
+		for _, n := range names {
+			steps = append(steps, goalIDs[n])
+		}
+		funnel, err := f.repo.CreateFunnel(ctx, site, fmt.Sprintf("funnel %d", i), steps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		funnels = append(funnels, funnel)
+	}
+	if _, err := f.db.Exec(`UPDATE websites SET funnels_from = '2000-01-01', filters_from = '2000-01-01' WHERE id = $1`, site); err != nil {
+		t.Fatal(err)
+	}
+	// Funnels' numbers, as visits that go on reach more steps: checkV1 counts those that
+	// reach each funnel's last step.
+	reachedLast := map[string]int{}
 	env := queryapi.Env{Now: time.Now().UTC(), Location: time.UTC}
 
 	dir := t.TempDir()
@@ -248,6 +277,25 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 				t.Errorf("%s: the column store answers the lists through %s, not %s", name, got.Format(time.DateOnly), wantThrough.Format(time.DateOnly))
 			}
 			checkV1Lists(name, days, filters)
+			for _, funnel := range funnels {
+				want, _, err := f.repo.FunnelNumbers(ctx, site, days, filters, funnel)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", name, funnel.Name, err)
+				}
+				got, _, err := withColumns.FunnelNumbers(ctx, site, days, filters, funnel)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", name, funnel.Name, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: %s\ncolumns %+v\nrows    %+v", name, funnel.Name, got, want)
+				}
+				if want.Visitors == 0 {
+					t.Errorf("%s: %s: no visitor", name, funnel.Name)
+				}
+				if want.Steps[len(want.Steps)-1] > 0 {
+					reachedLast[funnel.Name]++
+				}
+			}
 		}
 	}
 	check := func(stage string, through time.Time) {
@@ -315,6 +363,11 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("copied again after the reset", lastClosed.AddDate(0, 0, -1))
+	for _, funnel := range funnels {
+		if reachedLast[funnel.Name] == 0 {
+			t.Errorf("%s: no read has a visitor reach its last step", funnel.Name)
+		}
+	}
 
 	// Retention on another node forgets the rows of the first two days: the column store
 	// answers as the rows do, without its copies of them, then and after the next sync.

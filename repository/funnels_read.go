@@ -7,13 +7,16 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/repository/funnel"
 	"github.com/analytics-service/analytics/stats"
 )
 
-// A funnel's numbers (docs/funnels.md) are read from visit_rows when asked. SQL selects the
-// rows of the range that match the filters; package funnel walks each one's hits in order and
-// finds the furthest step reached (the earliest match never reaches fewer steps than another).
+// A funnel's numbers (docs/funnels.md) are read when asked: the days the column store answers
+// by its one statement (column.StartFunnel), the others from visit_rows, whose rows of the
+// range that match the filters SQL selects, and package funnel walks each one's hits in order
+// to find the furthest step reached (the earliest match never reaches fewer steps than
+// another). Both take each step at the first hit that matches it after the step before.
 
 // FunnelsFrom is the first day that funnels count for a website: the latest of the first day
 // whose rows keep the order of hits (funnels_from), the first with rows at all (filters_from)
@@ -52,6 +55,15 @@ func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days st
 	if err != nil {
 		return n, from, err
 	}
+	// The column store's days (listColumnDays) are counted there, beside the rows' of the
+	// others: visitors are distinct per day only, so the two add up exactly.
+	through, waitColumn, err := r.startColumnFunnel(ctx, websiteID, counted, filters, goals)
+	if err != nil {
+		return n, from, fmt.Errorf("funnels.numbers: %w", err)
+	}
+	if !through.IsZero() {
+		counted.From = through.AddDate(0, 0, 1)
+	}
 	w := funnel.NewWalk(goals)
 	// The last 24 hours (Hours, over two days) are one chunk.
 	for chunk := (stats.Range{From: counted.From, Hours: counted.Hours}); !chunk.From.After(counted.To); chunk.From = chunk.To.AddDate(0, 0, 1) {
@@ -60,11 +72,58 @@ func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days st
 			chunk.To = counted.To
 		}
 		if err := r.walkFunnelRows(ctx, websiteID, chunk, filters, w); err != nil {
+			waitColumn() // never left running
 			return n, from, fmt.Errorf("funnels.numbers: %w", err)
 		}
 		w.Count(&n)
 	}
+	c, err := waitColumn()
+	if err != nil {
+		return n, from, fmt.Errorf("funnels.numbers: %w", err)
+	}
+	n.Visitors += c.Visitors
+	for i, k := range c.Steps {
+		n.Steps[i] += k
+	}
 	return n, from, nil
+}
+
+// startColumnFunnel starts the column store's part of a funnel's numbers over the days of the
+// range it answers (through the last, zero for none): each step's bit on the pages that match
+// its pageview goal there, and on its event's name.
+func (r *Repository) startColumnFunnel(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, goals []stats.Goal) (through time.Time, wait func() (column.FunnelCounts, error), err error) {
+	none := func() (column.FunnelCounts, error) { return column.FunnelCounts{}, nil }
+	v := r.rows(websiteID, days, filters)
+	v.exact = true
+	through, p, err := v.columnPart(ctx)
+	if err != nil || through.IsZero() {
+		return time.Time{}, none, err
+	}
+	matches, err := r.matchGoals(ctx, websiteID, stats.Range{From: days.From, To: through}, goals)
+	if err != nil {
+		return time.Time{}, none, err
+	}
+	pages, names := map[string]int64{}, map[string]int64{}
+	for i, m := range matches {
+		if m.goal.Kind != stats.GoalPageview {
+			names[m.goal.Event] |= 1 << i
+			continue
+		}
+		for _, page := range m.pages {
+			pages[page] |= 1 << i
+		}
+	}
+	fp := column.FunnelPart{Part: p, Steps: len(goals), Pages: oneWord(pages), Names: oneWord(names)}
+	return through, r.column.StartFunnel(ctx, fp), nil
+}
+
+// oneWord is the mask table of texts with their bits.
+func oneWord(bits map[string]int64) column.MaskTable {
+	t := column.MaskTable{Words: [][]int64{nil}}
+	for text, b := range bits {
+		t.Texts, t.Words[0] = append(t.Texts, text), append(t.Words[0], b)
+	}
+	return t
 }
 
 // funnelChunkDays is how many days one statement of a funnel's reads.

@@ -1,0 +1,121 @@
+package column
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/analytics-service/analytics/repository/funnel"
+)
+
+// FunnelPart is a read of a funnel's numbers (docs/funnels.md) over a website's days that the
+// file holds, of the visits its Part's filters keep: Pages and Names map a page and an event
+// name to the steps whose goals they match, one bit a step (step i is bit i of word 0).
+type FunnelPart struct {
+	Part
+	Steps        int
+	Pages, Names MaskTable
+}
+
+// FunnelCounts are a funnel part's visitors (distinct a day, summed over the days) and, by
+// step, how many of them reached it.
+type FunnelCounts struct {
+	Visitors int64
+	Steps    []int64
+}
+
+// StartFunnel builds the part's statement and runs it beside the caller; wait returns its
+// counts.
+func (s *Store) StartFunnel(ctx context.Context, p FunnelPart) (wait func() (FunnelCounts, error)) {
+	b := &partBuild{p: p.Part}
+	sqlText, err := b.funnelStatement(ctx, p)
+	if err != nil {
+		return func() (FunnelCounts, error) { return FunnelCounts{}, err }
+	}
+	return beside(func() (FunnelCounts, error) {
+		c, err := s.readFunnel(ctx, sqlText, b.args, p.Steps)
+		if err != nil {
+			return FunnelCounts{}, fmt.Errorf("column store: funnel: %w", err)
+		}
+		return c, nil
+	})
+}
+
+// readFunnel walks each distinct sequence of hits once (funnel.Furthest) and counts its
+// visits of their own visitor-day, and for a visitor-day of several visits (rkey) the
+// furthest of them.
+func (s *Store) readFunnel(ctx context.Context, sqlText string, args []any, steps int) (FunnelCounts, error) {
+	out := FunnelCounts{Steps: make([]int64, steps)}
+	repeated := map[int64]int{}
+	var bits []uint8
+	err := s.scanEach(ctx, sqlText, args, func(rows *sql.Rows) error {
+		var seqValue, rkeysValue any
+		var alone int64
+		if err := rows.Scan(&seqValue, &alone, &rkeysValue); err != nil {
+			return err
+		}
+		seq, ok := seqValue.([]any)
+		if !ok {
+			out.Visitors = alone
+			return nil
+		}
+		rkeys, _ := rkeysValue.([]any)
+		bits = bits[:0]
+		for _, h := range seq {
+			bits = append(bits, uint8(h.(int64)&0xFF))
+		}
+		k := funnel.Furthest(bits, steps)
+		for i := range k {
+			out.Steps[i] += alone
+		}
+		for _, r := range rkeys {
+			repeated[r.(int64)] = max(repeated[r.(int64)], k)
+		}
+		return nil
+	})
+	for _, k := range repeated {
+		for i := range k {
+			out.Steps[i]++
+		}
+	}
+	return out, err
+}
+
+// funnelStatement finds, for each visit that matches step 1, its hits that match some step
+// (only those can move it on: funnel.Furthest), in order: each as its place among the visit's
+// hits and its steps' bits in one number, page i (from 1) at i<<32, an event j (from 1) with p
+// pages before it (evat) at p<<32 + j<<8, between page p and page p+1, the bits in the low 8.
+// The visits of one sequence are counted together: those of their own visitor-day, and the
+// visitor-days (rkey) of the others. The row with no sequence is every visitor.
+func (b *partBuild) funnelStatement(ctx context.Context, p FunnelPart) (string, error) {
+	where, err := b.where(ctx)
+	if err != nil {
+		return "", err
+	}
+	var hits []string
+	if len(p.Pages.Texts) > 0 {
+		hits = append(hits, `SELECT r, rkey, (n::BIGINT << 32) | t.m0 AS o
+			FROM (SELECT r, rkey, unnest(pages) AS x, generate_subscripts(pages, 1) AS n FROM m) AS h JOIN `+b.from(p.Pages)+` AS t ON t.text = h.x`)
+	}
+	if len(p.Names.Texts) > 0 {
+		hits = append(hits, `SELECT r, rkey, (pb::BIGINT << 32) | (n::BIGINT << 8) | t.m0 AS o
+			FROM (SELECT r, rkey, unnest(names) AS x, unnest(evat) AS pb, generate_subscripts(names, 1) AS n FROM m WHERE len(names) > 0) AS h
+			JOIN `+b.from(p.Names)+` AS t ON t.text = h.x`)
+	}
+	out := `SELECT NULL::BIGINT[], (count(*) FILTER (WHERE rkey IS NULL) + count(DISTINCT rkey))::BIGINT, NULL::BIGINT[] FROM m`
+	// m is read three times: materialized, its lists cost more to keep than to read again.
+	m := `m AS NOT MATERIALIZED (SELECT rowid AS r, rkey, pages, names, evat FROM visits WHERE ` + where + `)`
+	if len(hits) == 0 {
+		return b.with(m) + out, nil
+	}
+	h := `h AS (` + hits[0]
+	for _, more := range hits[1:] {
+		h += ` UNION ALL ` + more
+	}
+	h += `)`
+	// list_sort of the unordered list: an ordered aggregate (or a fold with a lambda) cost
+	// twice the statement.
+	v := `v AS (SELECT rkey, list_sort(list(o)) AS seq FROM h GROUP BY r, rkey HAVING bool_or(o & 1 = 1))`
+	return b.with(m, h, v) + out + ` UNION ALL
+		SELECT seq, count(*) FILTER (WHERE rkey IS NULL), coalesce(list(rkey) FILTER (WHERE rkey IS NOT NULL), []) FROM v GROUP BY seq`, nil
+}
