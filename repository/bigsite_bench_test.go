@@ -26,7 +26,7 @@ import (
 // reads unfiltered (300 ms) and filtered by a country, a page, a source, a goal and a
 // property (dashboard/NAME, 1.5 s), and logs the bytes visit_rows takes per pageview. With
 // BENCH_COLUMN=1 (the default) the column store holds every day but the last BENCH_OPEN_DAYS
-// (those the service cannot have copied: not closed yet, repository/closed_days.go: 0 from
+// (those the service cannot have copied: not closed yet, repository/repository/closed: 0 from
 // 12:01 UTC on the day after the data, the default; 1 before it; 3 under the static rule
 // alone), which the visit rows answer; with BENCH_COLUMN=0 the visit rows answer everything;
 // BENCH_COLUMN=2 times each visit-level query and each dashboard with the visit rows alone

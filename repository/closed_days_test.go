@@ -12,7 +12,7 @@ import (
 // The last closed day follows the nodes' reports (node_open_days): with none, every day
 // before today's first date on Earth (UTC-12's, a minute back); a node's open visit of an
 // older day, or a report of its own from before that, holds the days from it on back; a
-// report a day old is a node that died and counts no more; and closedAfter days before
+// report a day old is a node that died and counts no more; and closed.After days before
 // today are closed whatever a node says. A report read is used for up to a second.
 func TestLastClosedFollowsTheNodes(t *testing.T) {
 	db, _ := repotest.New(t)

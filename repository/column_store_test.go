@@ -166,8 +166,8 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	defer store.Close()
 	withColumns := repository.New(f.db, nil)
 	withColumns.UseColumnStore(store)
-	// A node holding a visit of 4 days ago keeps the days from it on open (closed_days.go):
-	// the static bound, closedAfter days, closes them until the end of the test.
+	// A node holding a visit of 4 days ago keeps the days from it on open (package closed):
+	// the static bound, closed.After days, closes them until the end of the test.
 	lastClosed := today.AddDate(0, 0, -3)
 	if _, err := f.db.Exec(`INSERT INTO node_open_days (node, oldest, flushed_at) VALUES ('slow', $1, now())`, lastClosed.AddDate(0, 0, -1)); err != nil {
 		t.Fatal(err)

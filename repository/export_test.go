@@ -7,6 +7,7 @@ import (
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
 
+	"github.com/analytics-service/analytics/repository/closed"
 	"github.com/analytics-service/analytics/repository/counters"
 )
 
@@ -62,12 +63,12 @@ func ListColumnThrough(ctx context.Context, r *Repository, site int64, days stat
 	return through
 }
 
-// LastClosed is the last closed day of a website whose today is today (closed_days.go).
+// LastClosed is the last closed day of a website whose today is today (package closed).
 func LastClosed(ctx context.Context, r *Repository, today time.Time) (time.Time, error) {
-	return r.lastClosed(ctx, today)
+	return r.closing.Last(ctx, today)
 }
 
 const (
-	OpenReportsTTL = openReportsTTL
-	NodeLost       = nodeLost
+	OpenReportsTTL = closed.ReportsTTL
+	NodeLost       = closed.NodeLost
 )

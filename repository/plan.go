@@ -135,9 +135,9 @@ func countedBreakdown(f query.Field, metrics []query.Metric) bool {
 func (r *Repository) UseColumnStore(s *column.Store) { r.column = s }
 
 // SyncColumnStore copies the days closed in every zone (UTC-12's today a day behind UTC's;
-// closed_days.go) to the store.
+// repository/closed) to the store.
 func (r *Repository) SyncColumnStore(ctx context.Context) error {
-	closed, err := r.lastClosed(ctx, dayOf(r.now().UTC()).AddDate(0, 0, -1))
+	closed, err := r.closing.Last(ctx, dayOf(r.now().UTC()).AddDate(0, 0, -1))
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (v rowReader) listColumnDays(ctx context.Context, filters []query.Filter) (
 			return time.Time{}, err
 		}
 	}
-	closed, err := r.lastClosed(ctx, dayOf(r.now().UTC()))
+	closed, err := r.closing.Last(ctx, dayOf(r.now().UTC()))
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -9,7 +9,7 @@ import (
 
 // Counting visitors needs the visitor-days of several visits of the whole range
 // (repeatedVisitorDays): a month of a website of 100,000 visits a day is 3 M rows to group,
-// about a second of every such query (docs/big-sites.md). A closed day's (closed_days.go) never
+// about a second of every such query (docs/big-sites.md). A closed day's (package closed) never
 // change, so visit_row_repeats keeps them, written by the first query that needs them as
 // visit_row_values keeps a day's values; the days after it are grouped from the rows. The kept
 // ones are a whole day's, before the range's hours and the sample: a visitor-day kept as one of

@@ -12,7 +12,7 @@ import (
 )
 
 // A matches filter needs the distinct values of its column over the range. A day no flush
-// writes any more (a closed day, closed_days.go) keeps its values in visit_row_values, written
+// writes any more (a closed day, repository/closed) keeps its values in visit_row_values, written
 // by the first query that needs them; the days after it are read from the rows. A month of
 // pages is then 30 short rows rather than every pageview of the month.
 
@@ -93,14 +93,14 @@ func (b *queryBuild) distinctValues(ctx context.Context, f query.Field) ([]strin
 }
 
 // lastClosedDay is the last day, in the website's time zone, that no flush writes any more
-// (closed_days.go).
+// (package closed).
 func (b *queryBuild) lastClosedDay(ctx context.Context) (time.Time, error) {
 	now := b.repo.now()
 	loc := b.zone.At(now)
 	if loc == nil {
 		loc = time.UTC
 	}
-	return b.repo.lastClosed(ctx, dayOf(now.In(loc)))
+	return b.repo.closing.Last(ctx, dayOf(now.In(loc)))
 }
 
 // valuesSQL is the statement of the distinct stored values of a field of website $1's rows;

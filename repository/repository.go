@@ -14,6 +14,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/closed"
 	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/repository/counters"
 	"github.com/analytics-service/analytics/repository/store"
@@ -49,7 +50,7 @@ type Repository struct {
 	// statement as a list (defaultMaxRepeats; the tests change it to try both ways).
 	maxRepeats int
 	column     *column.Store // the closed days' column store (UseColumnStore), nil: none
-	openDays   *openReports  // the nodes' reports of what they may still write (closed_days.go)
+	closing    *closed.Days  // which days are closed (package closed)
 }
 
 // New wraps an open database, every statement on its one pool (commands, tests). now is the
@@ -59,7 +60,7 @@ func New(db *sqlx.DB, now func() time.Time) *Repository {
 		now = time.Now
 	}
 	return &Repository{Repository: store.New(db, now), Writer: counters.New(db, now), db: db, reads: db, health: db, now: now,
-		pages: newClosedPages(), conversions: newClosedConversions(), maxRepeats: defaultMaxRepeats, openDays: &openReports{}}
+		pages: newClosedPages(), conversions: newClosedConversions(), maxRepeats: defaultMaxRepeats, closing: closed.New(db, now)}
 }
 
 // Pools are the service's connections to its database, apart by what must never wait for
@@ -122,6 +123,7 @@ func (p *Pools) Close() error {
 func NewOnPools(p *Pools, now func() time.Time) *Repository {
 	r := New(p.Main, now)
 	r.reads, r.health = p.Reads, p.Health
+	r.closing = closed.New(p.Reads, now)
 	r.Writer.UseReads(p.Reads)
 	r.collection = New(p.Flush, now)
 	r.collection.health = p.Health

@@ -1,20 +1,9 @@
-package repository
-
-import (
-	"context"
-	"database/sql"
-	"fmt"
-	"sync"
-	"time"
-
-	"github.com/analytics-service/analytics/stats"
-)
-
-// Closed days (docs/big-sites.md, "Closed days"). A day of a website is closed once no flush
-// writes its visit rows any more: the column store copies it, visit_row_values and
-// visit_row_repeats keep what it holds, and none of them looks at it again. Two bounds say
+// Package closed tells which days are closed (docs/big-sites.md, "Closed days"). A day of a
+// website is closed once no flush writes its visit rows any more: the column store copies it,
+// visit_row_values and visit_row_repeats keep what it holds, and none of them looks at it
+// again. Two bounds say
 // so, and the later one counts:
-//   - closedAfter days before today in the website's zone, which no open visit or buffer of
+//   - After days before today in the website's zone, which no open visit or buffer of
 //     a live node reaches (a visit of day D is written until the next salt midnight plus
 //     twice VISIT_TIMEOUT, up to about 32 hours after D ends);
 //   - what the nodes report (node_open_days, written by each flush in the transaction of
@@ -26,20 +15,31 @@ import (
 //
 // The job that rewrites a partition in key order (app/jobs.go) keeps three days of its own:
 // CLUSTER locks the partition, which a late flush would wait for.
+package closed
 
-// closedAfter is how many days after a day its rows stop changing at the latest.
-const closedAfter = 3
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// After is how many days after a day its rows stop changing at the latest.
+const After = 3
 
 // clockDrift is how far two nodes' clocks may disagree.
 const clockDrift = time.Minute
 
-// nodeLost is the age past which a node's report is ignored: a node that died without
+// NodeLost is the age past which a node's report is ignored: a node that died without
 // leaving (its row stays) holds the days back that long at most.
-const nodeLost = 24 * time.Hour
+const NodeLost = 24 * time.Hour
 
-// openReportsTTL is how long a read uses the reports it read: a report only ever moves
+// ReportsTTL is how long a read uses the reports it read: a report only ever moves
 // forward, so an older one closes fewer days, never more.
-const openReportsTTL = time.Second
+const ReportsTTL = time.Second
 
 // earliestToday is the first calendar date of any zone (stats.LastZone's) clockDrift before
 // t, as a stats.Day.
@@ -47,18 +47,29 @@ func earliestToday(t time.Time) time.Time {
 	return stats.Day(t.Add(-clockDrift).In(stats.LastZone))
 }
 
-// openReports caches node_open_days for openReportsTTL.
-type openReports struct {
+// Days reads the nodes' reports (node_open_days), cached for ReportsTTL.
+type Days struct {
+	db  Queryer
+	now func() time.Time
+
 	mu     sync.Mutex
 	read   time.Time
 	bounds []time.Time // per node: the first day it may still write
 }
 
+// Queryer runs a query: a connection pool.
+type Queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// New reads the reports on db, with now's clock.
+func New(db Queryer, now func() time.Time) *Days { return &Days{db: db, now: now} }
+
 // reportedClosed is the last day closed by the nodes' reports (zone-free: the bound of every
 // website).
-func (r *Repository) reportedClosed(ctx context.Context) (time.Time, error) {
-	now := r.now()
-	bounds, err := r.nodeBounds(ctx, now)
+func (d *Days) reportedClosed(ctx context.Context) (time.Time, error) {
+	now := d.now()
+	bounds, err := d.nodeBounds(ctx, now)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -71,16 +82,15 @@ func (r *Repository) reportedClosed(ctx context.Context) (time.Time, error) {
 	return first.AddDate(0, 0, -1), nil
 }
 
-// nodeBounds are the first day each live node may still write, read at most openReportsTTL
+// nodeBounds are the first day each live node may still write, read at most ReportsTTL
 // before now.
-func (r *Repository) nodeBounds(ctx context.Context, now time.Time) ([]time.Time, error) {
-	c := r.openDays
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.read.IsZero() && now.Sub(c.read) >= 0 && now.Sub(c.read) < openReportsTTL {
-		return c.bounds, nil
+func (d *Days) nodeBounds(ctx context.Context, now time.Time) ([]time.Time, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.read.IsZero() && now.Sub(d.read) >= 0 && now.Sub(d.read) < ReportsTTL {
+		return d.bounds, nil
 	}
-	rows, err := r.reads.QueryContext(ctx, `SELECT oldest, flushed_at FROM node_open_days WHERE flushed_at > $1`, now.Add(-nodeLost).UTC())
+	rows, err := d.db.QueryContext(ctx, `SELECT oldest, flushed_at FROM node_open_days WHERE flushed_at > $1`, now.Add(-NodeLost).UTC())
 	if err != nil {
 		return nil, fmt.Errorf("closed days: %w", err)
 	}
@@ -93,25 +103,25 @@ func (r *Repository) nodeBounds(ctx context.Context, now time.Time) ([]time.Time
 			return nil, fmt.Errorf("closed days: %w", err)
 		}
 		b := earliestToday(at)
-		if oldest.Valid && dayOf(oldest.Time).Before(b) {
-			b = dayOf(oldest.Time)
+		if oldest.Valid && stats.Day(oldest.Time).Before(b) {
+			b = stats.Day(oldest.Time)
 		}
 		bounds = append(bounds, b)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("closed days: %w", err)
 	}
-	c.read, c.bounds = now, bounds
+	d.read, d.bounds = now, bounds
 	return bounds, nil
 }
 
-// lastClosed is the last closed day of a website whose today is today (in its zone).
-func (r *Repository) lastClosed(ctx context.Context, today time.Time) (time.Time, error) {
-	reported, err := r.reportedClosed(ctx)
+// Last is the last closed day of a website whose today is today (in its zone).
+func (d *Days) Last(ctx context.Context, today time.Time) (time.Time, error) {
+	reported, err := d.reportedClosed(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
-	static := today.AddDate(0, 0, -closedAfter)
+	static := today.AddDate(0, 0, -After)
 	if reported.After(static) {
 		return reported, nil
 	}
