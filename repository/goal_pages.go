@@ -18,7 +18,8 @@ import (
 // it clustered, once no flush writes it any more), so they are kept in memory per website and
 // day, with their pageviews (Repository.pages), and only the days still open are read again.
 // Entries expire after closedTTL all the same, and the cache is emptied past closedPagesMax
-// pages.
+// pages. The days the column store holds have their pages in its file (column.Store.Pages),
+// which goalPages reads first: a table of each day's distinct pages, so no pageview is read.
 
 const (
 	closedTTL      = 10 * time.Minute
@@ -64,6 +65,47 @@ func (r *Repository) rowDays(ctx context.Context, days stats.Range) ([]string, e
 		return nil, fmt.Errorf("goals.row_days: %w", err)
 	}
 	return out, nil
+}
+
+// goalPages are the distinct pages of the range's rows with their pageviews: those of the
+// days the column store holds from its file, the others' from the rows (rangePageviews).
+func (r *Repository) goalPages(ctx context.Context, websiteID int64, days stats.Range) (map[string]int64, error) {
+	held := map[string]int64{}
+	if r.column != nil {
+		last, err := r.closing.Last(ctx, dayOf(r.now().UTC()))
+		if err != nil {
+			return nil, err
+		}
+		through, ok, err := r.columnHeld(ctx, websiteID, days.From, days.To, last)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if held, err = r.column.Pages(ctx, websiteID, days.From, through); err != nil {
+				return nil, err
+			}
+			days.From = through.AddDate(0, 0, 1)
+		}
+	}
+	if days.From.After(days.To) {
+		return held, nil
+	}
+	closed, err := r.closedDays(ctx, days)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.rowDays(ctx, days)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := r.rangePageviews(ctx, websiteID, rows, closed)
+	if err != nil {
+		return nil, err
+	}
+	for p, n := range held {
+		pages[p] += n
+	}
+	return pages, nil
 }
 
 // rangeDays are the days of the range, YYYY-MM-DD.

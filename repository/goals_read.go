@@ -39,15 +39,8 @@ func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats
 			continue
 		}
 		if pages == nil {
-			closed, err := r.closedDays(ctx, days)
-			if err != nil {
-				return nil, err
-			}
-			rows, err := r.rowDays(ctx, days)
-			if err != nil {
-				return nil, err
-			}
-			if pages, err = r.rangePageviews(ctx, websiteID, rows, closed); err != nil {
+			var err error
+			if pages, err = r.goalPages(ctx, websiteID, days); err != nil {
 				return nil, err
 			}
 		}

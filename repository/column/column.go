@@ -151,8 +151,10 @@ func (s *Store) prepare() error {
 	if version != schemaVersion {
 		return fmt.Errorf("layout %d, not %d", version, schemaVersion)
 	}
-	if _, err := s.db.Exec(`DELETE FROM visits WHERE (website_id, day) NOT IN (SELECT (website_id, day) FROM days)`); err != nil {
-		return fmt.Errorf("drop unfinished days: %w", err)
+	for _, table := range dayTables[1:] {
+		if _, err := s.db.Exec(`DELETE FROM ` + table + ` WHERE (website_id, day) NOT IN (SELECT (website_id, day) FROM days)`); err != nil {
+			return fmt.Errorf("drop unfinished days: %w", err)
+		}
 	}
 	rows, err := s.db.Query(`SELECT website_id, day, generation FROM days`)
 	if err != nil {
@@ -179,6 +181,10 @@ func textColumns() []string {
 	return cols
 }
 
+// dayTables are the file's tables by website and day: days, the days held, first (a day's
+// rows without its row there are an unfinished copy).
+var dayTables = []string{"days", "visits", "pages"}
+
 // schemaSQL makes the file's tables. visits is one row a visit row: its visit-level values,
 // its pageviews, custom events (cardinality(events)), bounce and seconds, rkey: its
 // visitor-day as one number (the query engine's repeatKey) when that visitor-day has several
@@ -190,7 +196,8 @@ func textColumns() []string {
 // count, its engagement (engagementSQL) and the custom properties its hits carried (props: the
 // rows' KEY, 0x1F, VALUE a hit and property), which property filters test, and where its
 // events came among its pages (evat: how many pages came before each of names; eventsAt),
-// which funnels walk.
+// which funnels walk. pages is each day's distinct pages with their pageviews, which goals and
+// funnels match their patterns with (Pages).
 func schemaSQL() string {
 	var cols strings.Builder
 	for _, c := range textColumns() {
@@ -203,7 +210,8 @@ func schemaSQL() string {
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
 			rkey BIGINT, visitor INTEGER NOT NULL, pages VARCHAR[] NOT NULL, names VARCHAR[] NOT NULL,
 			oldnames VARCHAR[] NOT NULL, evs VARCHAR[] NOT NULL,
-			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL, props VARCHAR[] NOT NULL, evat INTEGER[] NOT NULL%s);`, schemaVersion, cols.String())
+			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL, props VARCHAR[] NOT NULL, evat INTEGER[] NOT NULL%s);
+		CREATE TABLE pages (website_id BIGINT NOT NULL, day DATE NOT NULL, page VARCHAR NOT NULL, pageviews BIGINT NOT NULL);`, schemaVersion, cols.String())
 }
 
 func (s *Store) markHeld(site int64, day time.Time, generation int64) {
@@ -336,7 +344,11 @@ func (s *Store) sameSource(ctx context.Context, pg *sql.DB) error {
 	s.mu.Lock()
 	s.held, s.checked = map[int64]map[time.Time]int64{}, true
 	s.mu.Unlock()
-	for _, stmt := range []string{`DELETE FROM days`, `DELETE FROM visits`, `UPDATE meta SET source = ?`} {
+	var stmts []string
+	for _, table := range dayTables {
+		stmts = append(stmts, `DELETE FROM `+table)
+	}
+	for _, stmt := range append(stmts, `UPDATE meta SET source = ?`) {
 		args := []any{}
 		if strings.Contains(stmt, "?") {
 			args = append(args, source)
@@ -389,14 +401,14 @@ func (s *Store) dropGone(ctx context.Context, pg *sql.DB) error {
 	}
 	s.mu.Unlock()
 	for _, site := range gone {
-		for _, table := range []string{"days", "visits"} {
+		for _, table := range dayTables {
 			if _, err := s.db.ExecContext(ctx, `DELETE FROM `+table+` WHERE website_id = ?`, site); err != nil {
 				return fmt.Errorf("column store: drop website %d: %w", site, err)
 			}
 		}
 	}
 	if oldest.Valid {
-		for _, table := range []string{"days", "visits"} {
+		for _, table := range dayTables {
 			if _, err := s.db.ExecContext(ctx, `DELETE FROM `+table+` WHERE day < ?`, dayOf(oldest.Time)); err != nil {
 				return fmt.Errorf("column store: drop old days: %w", err)
 			}
@@ -456,6 +468,24 @@ func eventsAt(order string, pages, events int) []int32 {
 	return out
 }
 
+// Pages are the distinct pages of the website's rows of the days from..to that the file
+// holds, with their pageviews.
+func (s *Store) Pages(ctx context.Context, site int64, from, to time.Time) (map[string]int64, error) {
+	out := map[string]int64{}
+	err := s.scanEach(ctx, `SELECT page, sum(pageviews)::BIGINT FROM pages WHERE website_id = $1 AND day BETWEEN $2 AND $3 GROUP BY page`,
+		[]any{site, dayOf(from), dayOf(to)}, func(rows *sql.Rows) error {
+			var page string
+			var n int64
+			err := rows.Scan(&page, &n)
+			out[page] = n
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("column store: pages: %w", err)
+	}
+	return out, nil
+}
+
 // nonNil is an array's values, an empty list for none.
 func nonNil(a pq.StringArray) pq.StringArray {
 	if a == nil {
@@ -486,7 +516,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 	}
 	defer conn.Close()
 	// A day copied again (after a deletion, Forget) replaces its old copy.
-	for _, table := range []string{"days", "visits"} {
+	for _, table := range dayTables {
 		if _, err := conn.ExecContext(ctx, `DELETE FROM `+table+` WHERE website_id = ? AND day = ?`, site, dayOf(day)); err != nil {
 			return fmt.Errorf("column store: drop the old copy of %s of %d: %w", day.Format(time.DateOnly), site, err)
 		}
@@ -539,12 +569,19 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		return app.Close()
 	})
 	if err == nil {
+		_, err = conn.ExecContext(ctx, `INSERT INTO pages SELECT website_id, day, page, count(*)
+			FROM (SELECT website_id, day, unnest(pages) AS page FROM visits WHERE website_id = ? AND day = ?) AS h
+			GROUP BY website_id, day, page`, site, dayOf(day))
+	}
+	if err == nil {
 		_, err = conn.ExecContext(ctx, `INSERT INTO days VALUES (?, ?, ?)`, site, dayOf(day), generation)
 	}
 	if err != nil {
-		// The rows appended without their day in days are dropped, here or at the next Open.
-		_, _ = conn.ExecContext(context.Background(), `DELETE FROM visits WHERE website_id = ? AND day = ?
-			AND NOT EXISTS (SELECT 1 FROM days WHERE website_id = ? AND day = ?)`, site, dayOf(day), site, dayOf(day))
+		// The rows written without their day in days are dropped, here or at the next Open.
+		for _, table := range dayTables[1:] {
+			_, _ = conn.ExecContext(context.Background(), `DELETE FROM `+table+` WHERE website_id = ? AND day = ?
+				AND NOT EXISTS (SELECT 1 FROM days WHERE website_id = ? AND day = ?)`, site, dayOf(day), site, dayOf(day))
+		}
 		return fmt.Errorf("column store: copy day %s of %d: %w", day.Format(time.DateOnly), site, err)
 	}
 	s.markHeld(site, day, generation)
