@@ -84,7 +84,8 @@ func (s *Store) readFunnel(ctx context.Context, sqlText string, args []any, step
 // funnelStatement finds, for each visit that matches step 1, its hits that match some step
 // (only those can move it on: funnel.Furthest), in order: each as its place among the visit's
 // hits and its steps' bits in one number, page i (from 1) at i<<32, an event j (from 1) with p
-// pages before it (evat) at p<<32 + j<<8, between page p and page p+1, the bits in the low 8.
+// pages before it (evat) at p<<32 + j<<8, between page p and page p+1, the bits in the low 8
+// (stats.MaxFunnelSteps is 8).
 // The visits of one sequence are counted together: those of their own visitor-day, and the
 // visitor-days (rkey) of the others. The row with no sequence is every visitor.
 func (b *partBuild) funnelStatement(ctx context.Context, p FunnelPart) (string, error) {
