@@ -123,7 +123,7 @@ func (p *Pools) Close() error {
 func NewOnPools(p *Pools, now func() time.Time) *Repository {
 	r := New(p.Main, now)
 	r.reads, r.health = p.Reads, p.Health
-	r.closing = closed.New(p.Reads, now)
+	r.closing = closed.New(p.Reads, r.now)
 	r.Writer.UseReads(p.Reads)
 	r.collection = New(p.Flush, now)
 	r.collection.health = p.Health

@@ -62,8 +62,13 @@ type Queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// New reads the reports on db, with now's clock.
-func New(db Queryer, now func() time.Time) *Days { return &Days{db: db, now: now} }
+// New reads the reports on db, with now's clock (nil: time.Now).
+func New(db Queryer, now func() time.Time) *Days {
+	if now == nil {
+		now = time.Now
+	}
+	return &Days{db: db, now: now}
+}
 
 // reportedClosed is the last day closed by the nodes' reports (zone-free: the bound of every
 // website).
