@@ -72,11 +72,7 @@ func (r *Repository) rowDays(ctx context.Context, days stats.Range) ([]string, e
 func (r *Repository) goalPages(ctx context.Context, websiteID int64, days stats.Range) (map[string]int64, error) {
 	held := map[string]int64{}
 	if r.column != nil {
-		last, err := r.closing.Last(ctx, dayOf(r.now().UTC()))
-		if err != nil {
-			return nil, err
-		}
-		through, ok, err := r.columnHeld(ctx, websiteID, days.From, days.To, last)
+		through, ok, err := r.columnHeldUTC(ctx, websiteID, days.From, days.To)
 		if err != nil {
 			return nil, err
 		}

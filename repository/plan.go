@@ -186,15 +186,21 @@ func (v rowReader) listColumnDays(ctx context.Context, filters []query.Filter) (
 			return time.Time{}, err
 		}
 	}
-	closed, err := r.closing.Last(ctx, dayOf(r.now().UTC()))
-	if err != nil {
-		return time.Time{}, err
-	}
-	last, ok, err := r.columnHeld(ctx, v.websiteID, v.days.From, v.days.To, closed)
+	last, ok, err := r.columnHeldUTC(ctx, v.websiteID, v.days.From, v.days.To)
 	if err != nil || !ok {
 		return time.Time{}, err
 	}
 	return last, nil
+}
+
+// columnHeldUTC is columnHeld of the days closed in UTC: v1's reads and the goals' pages,
+// whose days are not of a zone the query names.
+func (r *Repository) columnHeldUTC(ctx context.Context, websiteID int64, from, to time.Time) (time.Time, bool, error) {
+	closed, err := r.closing.Last(ctx, dayOf(r.now().UTC()))
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return r.columnHeld(ctx, websiteID, from, to, closed)
 }
 
 // countNarrow counts the visitors of a read of v1's filtered rows: the column store's days are
