@@ -417,7 +417,18 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	if err := withColumns.SyncColumnStore(ctx); err != nil {
 		t.Fatal(err)
 	}
-	check("closed by the nodes' reports", time.Now().UTC().Add(-12*time.Hour-time.Minute).Truncate(24*time.Hour).AddDate(0, 0, -1))
+	allClosed := time.Now().UTC().Add(-12*time.Hour-time.Minute).Truncate(24 * time.Hour).AddDate(0, 0, -1)
+	check("closed by the nodes' reports", allClosed)
+
+	// A view past stats.MaxExactPageviews (by the counters, on a day of every range checked) is
+	// sampled at 1/2: the store reads the same visitors as the rows, so the estimates are equal.
+	repotest.CountPageviews(t, f.repo, site, from.AddDate(0, 0, 10), 2*stats.MaxExactPageviews)
+	sampled := fmt.Sprintf(`{"site_id": "column.example", "date_range": [%q, %q], "metrics": ["visitors"], "dimensions": ["visit:country"]}`,
+		from.Format(time.DateOnly), today.Format(time.DateOnly))
+	if got := f.runQuery(t, site, sampled, env); got.Basis.Fraction != 0.5 {
+		t.Fatalf("%s: read %v of the visitors, not a sample of 1/2", sampled, got.Basis.Fraction)
+	}
+	check("sampled", allClosed)
 }
 
 // useTestColumnStore makes f's repository read the closed days from a column store filled

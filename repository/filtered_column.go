@@ -61,7 +61,11 @@ func (v rowReader) columnPart(ctx context.Context) (through time.Time, p column.
 			goals = []column.Goal{m.columnGoal()}
 		}
 	}
-	p = column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through, Filters: filters, Like: likePattern,
+	fraction, err := v.fraction(ctx)
+	if err != nil {
+		return time.Time{}, p, err
+	}
+	p = column.Part{WebsiteID: v.websiteID, From: v.days.From, To: through, Filters: filters, Fraction: fraction, Like: likePattern,
 		Matched: func(_ context.Context, f query.Filter) ([]string, error) {
 			return nil, fmt.Errorf("%s: v1 has no matches filter", f.Field.Name)
 		},
@@ -149,8 +153,12 @@ func listField(n stats.Name) query.Field {
 }
 
 // after is v's reader of the days after through (none when through is its last: its rows'
-// condition holds for no day), exact as the whole range is (listColumnDays).
+// condition holds for no day), sampled as the whole range is.
 func (v rowReader) after(through time.Time) rowReader {
-	v.days, v.exact = stats.Range{From: through.AddDate(0, 0, 1), To: v.days.To}, true
+	if v.view == nil {
+		view := v.days
+		v.view = &view
+	}
+	v.days = stats.Range{From: through.AddDate(0, 0, 1), To: v.days.To}
 	return v
 }

@@ -110,12 +110,6 @@ func (s *rowSource) pageviews() string {
 	return pageCount(s.pageIs, s.page)
 }
 
-// sampleCut maps a fraction onto the day numbers (signed 32 bits): the rows whose visitor is
-// below it are that fraction of the visitors, whole visitors each.
-func sampleCut(fraction float64) int64 {
-	return math.MinInt32 + int64(math.Round(fraction*(1<<32)))
-}
-
 // scale is a count of the sample as an estimate of the whole, rounded half up.
 func scale(n int64, fraction float64) int64 {
 	if fraction >= 1 {

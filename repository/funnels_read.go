@@ -33,12 +33,16 @@ func (r *Repository) FunnelsFrom(ctx context.Context, websiteID int64) (time.Tim
 }
 
 // FunnelNumbers are a funnel's numbers over a range, of the visits that match the filters,
-// exact (never sampled); from is the first day counted when it is after the range's first
+// sampled past stats.MaxExactPageviews as every read of the view is (the same visitors, the
+// counts scaled; n.Fraction); from is the first day counted when it is after the range's first
 // (FunnelsFrom), else the zero time. The range is read funnelChunkDays at a time: visitors are
 // distinct per day only, so the chunks add up exactly, and the per-visitor state held stays
 // that of a month whatever the range.
 func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, f stats.Funnel) (n stats.FunnelNumbers, from time.Time, err error) {
 	n.Steps = make([]int64, len(f.Steps))
+	if n.Fraction, err = r.sampleFraction(ctx, websiteID, days); err != nil {
+		return n, time.Time{}, fmt.Errorf("funnels.numbers: %w", err)
+	}
 	first, err := r.FunnelsFrom(ctx, websiteID)
 	if err != nil {
 		return n, time.Time{}, err
@@ -57,7 +61,7 @@ func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days st
 	}
 	// The column store's days (listColumnDays) are counted there, beside the rows' of the
 	// others: visitors are distinct per day only, so the two add up exactly.
-	through, waitColumn, err := r.startColumnFunnel(ctx, websiteID, counted, filters, goals)
+	through, waitColumn, err := r.startColumnFunnel(ctx, websiteID, counted, filters, n.Fraction, goals)
 	if err != nil {
 		return n, from, fmt.Errorf("funnels.numbers: %w", err)
 	}
@@ -71,7 +75,7 @@ func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days st
 		if chunk.To.After(counted.To) {
 			chunk.To = counted.To
 		}
-		if err := r.walkFunnelRows(ctx, websiteID, chunk, filters, w); err != nil {
+		if err := r.walkFunnelRows(ctx, websiteID, chunk, filters, n.Fraction, w); err != nil {
 			waitColumn() // never left running
 			return n, from, fmt.Errorf("funnels.numbers: %w", err)
 		}
@@ -85,16 +89,20 @@ func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days st
 	for i, k := range c.Steps {
 		n.Steps[i] += k
 	}
+	n.Visitors = scale(n.Visitors, n.Fraction)
+	for i := range n.Steps {
+		n.Steps[i] = scale(n.Steps[i], n.Fraction)
+	}
 	return n, from, nil
 }
 
 // startColumnFunnel starts the column store's part of a funnel's numbers over the days of the
 // range it answers (through the last, zero for none): each step's bit on the pages that match
 // its pageview goal there, and on its event's name.
-func (r *Repository) startColumnFunnel(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, goals []stats.Goal) (through time.Time, wait func() (column.FunnelCounts, error), err error) {
+func (r *Repository) startColumnFunnel(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, fraction float64, goals []stats.Goal) (through time.Time, wait func() (column.FunnelCounts, error), err error) {
 	none := func() (column.FunnelCounts, error) { return column.FunnelCounts{}, nil }
 	v := r.rows(websiteID, days, filters)
-	v.exact = true
+	v.fixed = fraction
 	through, p, err := v.columnPart(ctx)
 	if err != nil || through.IsZero() {
 		return time.Time{}, none, err
@@ -136,9 +144,9 @@ const funnelChunkDays = 31
 // first and selecting the rows with one of them in SQL (as goals do) cost more than reading
 // them all: the distinct pages and the test of each row's pages each take a pass over every
 // page of the range.
-func (r *Repository) walkFunnelRows(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, w *funnel.Walk) error {
+func (r *Repository) walkFunnelRows(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, fraction float64, w *funnel.Walk) error {
 	v := r.rows(websiteID, days, filters)
-	v.exact = true
+	v.fixed = fraction
 	s, err := v.source(ctx)
 	if err != nil {
 		return err

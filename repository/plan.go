@@ -145,11 +145,12 @@ func (r *Repository) SyncColumnStore(ctx context.Context) error {
 }
 
 // columnDays is the last day of b's range, from its first on, that the column store answers:
-// whole days of an unsampled query of visit-level values and time only, closed, held, and
-// still as PostgreSQL's rows (column.Forget: one primary-key probe, so that a stats reset or
-// retention on any node counts at once).
+// whole days of a query of the values it holds (column.Supports), closed, held, and still as
+// PostgreSQL's rows (column.Forget: one primary-key probe, so that a stats reset or retention
+// on any node counts at once). A sampled query reads the same visitors there (column.Part's
+// Fraction) as in the rows of its other days.
 func (b *queryBuild) columnDays(ctx context.Context) (time.Time, bool, error) {
-	if q := b.q; b.repo.column == nil || b.fraction < 1 || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics, goalsListQuery(q)) {
+	if q := b.q; b.repo.column == nil || b.groupVisitors || !q.Range.WholeDays() || !column.Supports(q.Dimensions, q.Filters, q.Metrics, goalsListQuery(q)) {
 		return time.Time{}, false, nil
 	}
 	closed, err := b.lastClosedDay(ctx)
@@ -173,18 +174,12 @@ func (r *Repository) columnHeld(ctx context.Context, websiteID int64, from, to, 
 }
 
 // listColumnDays is the last day of v's range that the column store answers for v1's lists
-// and the pages' engagement (columnPart), zero for none: as columnDays, whole days of an
-// unsampled read whose filters (translated) it holds, the days closed in UTC.
+// and the pages' engagement (columnPart), zero for none: as columnDays, whole days of a read
+// whose filters (translated) it holds, the days closed in UTC.
 func (v rowReader) listColumnDays(ctx context.Context, filters []query.Filter) (time.Time, error) {
 	r := v.repo
 	if r.column == nil || v.days.Hours.Set || v.filters.MatchesNothing() || !column.Supports(nil, filters, []query.Metric{query.Visits}, false) {
 		return time.Time{}, nil
-	}
-	if !v.exact {
-		fraction, err := r.sampleFraction(ctx, v.websiteID, v.days)
-		if err != nil || fraction < 1 {
-			return time.Time{}, err
-		}
 	}
 	last, ok, err := r.columnHeldUTC(ctx, v.websiteID, v.days.From, v.days.To)
 	if err != nil || !ok {
@@ -244,7 +239,7 @@ func (b *queryBuild) startColumnGoals(ctx context.Context, others []query.Filter
 		return func(*goalTable, int) error { return nil }
 	}
 	p := column.GoalPart{Part: column.Part{WebsiteID: b.websiteID, From: b.q.Range.From, To: b.columnThrough, Filters: others,
-		Matched: b.matched, Like: likePattern}, RangeFrom: b.q.Range.From, Pages: column.MaskTable{Texts: pages.texts, Words: pages.words},
+		Fraction: b.fraction, Matched: b.matched, Like: likePattern}, RangeFrom: b.q.Range.From, Pages: column.MaskTable{Texts: pages.texts, Words: pages.words},
 		Names: column.MaskTable{Texts: names.texts, Words: names.words}, OldNames: column.MaskTable{Texts: oldNames.texts, Words: oldNames.words}}
 	if i := slices.IndexFunc(b.q.Dimensions, func(f query.Field) bool { return f.Level != query.GoalLevel }); i >= 0 {
 		p.Key = &b.q.Dimensions[i]
@@ -270,7 +265,7 @@ func (b *queryBuild) startColumn(ctx context.Context) func() error {
 		return func() error { return nil }
 	}
 	wait := b.repo.column.Start(ctx, column.Part{WebsiteID: b.websiteID, From: b.q.Range.From, To: b.columnThrough,
-		Dimensions: b.q.Dimensions, Filters: b.q.Filters, Visitors: b.needsVisitors(), Matched: b.matched, Like: likePattern,
+		Dimensions: b.q.Dimensions, Filters: b.q.Filters, Visitors: b.needsVisitors(), Fraction: b.fraction, Matched: b.matched, Like: likePattern,
 		Goals: b.columnGoals, Conversions: b.columnConversions()})
 	return func() error {
 		rows, err := wait()

@@ -306,7 +306,7 @@ func rangeWhere(a *sqlArgs, websiteID int64, rg query.Range, fraction float64) s
 		conds = append(conds, fmt.Sprintf("(day < %s OR hour <= %s)", a.arg(rg.To.Format(dateLayout)), a.arg(rg.ToHour)))
 	}
 	if fraction < 1 {
-		conds = append(conds, "visitor < "+a.arg(sampleCut(fraction)))
+		conds = append(conds, "visitor < "+a.arg(stats.SampleCut(fraction)))
 	}
 	return strings.Join(conds, " AND ")
 }

@@ -134,7 +134,22 @@ type rowReader struct {
 	days      stats.Range
 	filters   stats.Filters
 	goal      *goalFilter // filter[goal], resolved by the first read that needs it
-	exact     bool        // never sampled (funnels), whatever the range
+	fixed     float64     // when above 0, the fraction read whatever the range (a funnel's)
+	// view is the range whose pageviews decide the sample (stats.SampleFraction) when it is
+	// not days: a reader of part of a view (after) reads the same visitors as the rest of it.
+	view *stats.Range
+}
+
+// fraction is the fraction of the visitors v reads: fixed when set, else the sample of its view.
+func (v rowReader) fraction(ctx context.Context) (float64, error) {
+	if v.fixed > 0 {
+		return v.fixed, nil
+	}
+	view := v.days
+	if v.view != nil {
+		view = *v.view
+	}
+	return v.repo.sampleFraction(ctx, v.websiteID, view)
 }
 
 // source is a new rowSource of the reader's rows: one a read, as it collects its arguments.
@@ -148,12 +163,9 @@ func (v rowReader) source(ctx context.Context) (*rowSource, error) {
 			return nil, err
 		}
 	}
-	fraction := 1.0
-	if !v.exact {
-		var err error
-		if fraction, err = v.repo.sampleFraction(ctx, v.websiteID, v.days); err != nil {
-			return nil, err
-		}
+	fraction, err := v.fraction(ctx)
+	if err != nil {
+		return nil, err
 	}
 	return newRowSource(ctx, v.websiteID, v.days, fraction, v.filters, goal)
 }
@@ -163,7 +175,7 @@ func (v rowReader) Basis(ctx context.Context) (Basis, error) {
 	if err != nil {
 		return Basis{}, fmt.Errorf("stats.basis: %w", err)
 	}
-	fraction, err := v.repo.sampleFraction(ctx, v.websiteID, v.days)
+	fraction, err := v.fraction(ctx)
 	if err != nil {
 		return Basis{}, fmt.Errorf("stats.basis: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 // read a range in milliseconds, and count imported days too: a view is sampled by what it
 // shows, never less exact than its rows alone would be). Every read of one view (a page's
 // panels, a query and its wholes) asks the same range, so gets the same fraction, and the
-// sample keeps the same visitors (sampleCut), so the panels add up.
+// sample keeps the same visitors (stats.SampleCut), so the panels add up.
 func (r *Repository) sampleFraction(ctx context.Context, websiteID int64, days stats.Range) (float64, error) {
 	sums, err := r.SumStats(ctx, websiteID, []stats.Name{stats.Pageview}, days)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -464,4 +465,11 @@ func SampleFraction(pageviews int64) float64 {
 		}
 	}
 	return 0.01
+}
+
+// SampleCut maps a fraction onto the visitor numbers of a day (signed 32 bits, as every store
+// keeps them): the visits whose visitor is below it are that fraction of the visitors, whole
+// visitors each, the same ones in every store and every read of a view.
+func SampleCut(fraction float64) int64 {
+	return math.MinInt32 + int64(math.Round(fraction*(1<<32)))
 }

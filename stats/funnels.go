@@ -66,6 +66,9 @@ func CheckFunnel(name string, steps []int64) FieldErrors {
 type FunnelNumbers struct {
 	Steps    []int64 // by step
 	Visitors int64   // every visitor of the range and filters
+	// Fraction is the fraction of the visitors counted: 1, or past MaxExactPageviews a
+	// sample's (SampleFraction), whose counts are scaled estimates.
+	Fraction float64
 }
 
 // FunnelStepNumbers are a step's numbers as the API and the dashboard show them.

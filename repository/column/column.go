@@ -197,7 +197,9 @@ var dayTables = []string{"days", "visits", "pages"}
 // rows' KEY, 0x1F, VALUE a hit and property), which property filters test, and where its
 // events came among its pages (evat: how many pages came before each of names; eventsAt),
 // which funnels walk. pages is each day's distinct pages with their pageviews, which goals and
-// funnels match their patterns with (Pages).
+// funnels match their patterns with (Pages). A day's visits are written in visitor order, so
+// that a sampled read (Part.Fraction: the visitors below a cut) skips the row groups past it
+// by their min and max.
 func schemaSQL() string {
 	var cols strings.Builder
 	for _, c := range textColumns() {
@@ -505,7 +507,8 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 	}
 	src, err := pg.QueryContext(ctx, `SELECT hour, pageviews, cardinality(events), bounce, seconds,
 			CASE WHEN count(*) OVER (PARTITION BY visitor) > 1 THEN visitor END, visitor, pages, event_names, `+oldNamesSQL+`, events, `+engagementSQL+`, coalesce(props, '{}'), hit_order, `+strings.Join(cols, ", ")+`
-		FROM visit_rows WHERE website_id = $1 AND day = $2`, site, day.Format(time.DateOnly))
+		FROM visit_rows WHERE website_id = $1 AND day = $2
+		ORDER BY visitor`, site, day.Format(time.DateOnly))
 	if err != nil {
 		return fmt.Errorf("column store: read day %s of %d: %w", day.Format(time.DateOnly), site, err)
 	}

@@ -24,6 +24,9 @@ type Part struct {
 	Dimensions []query.Field // visit-level, time-level or event:page (Supports)
 	Filters    []query.Filter
 	Visitors   bool // count visitors: group the visitor-days of several visits by rkey
+	// Fraction, when above 0 and below 1, reads only a sample: the visitors below
+	// stats.SampleCut, as PostgreSQL's rows of the same view are read; the caller scales.
+	Fraction float64
 	// Matched are the stored values a matches filter keeps (the engine matches RE2 patterns
 	// in Go, over the range's distinct values).
 	Matched func(ctx context.Context, f query.Filter) ([]string, error)
@@ -342,9 +345,13 @@ func (s *Store) StartEngagement(ctx context.Context, p Part, pages []string) (wa
 	})
 }
 
-// rangeCond is the condition of the part's website and days.
+// rangeCond is the condition of the part's website and days, and of its sample.
 func (b *partBuild) rangeCond() string {
-	return "website_id = " + b.arg(b.p.WebsiteID) + " AND day BETWEEN " + b.arg(b.p.From) + " AND " + b.arg(b.p.To)
+	cond := "website_id = " + b.arg(b.p.WebsiteID) + " AND day BETWEEN " + b.arg(b.p.From) + " AND " + b.arg(b.p.To)
+	if b.p.Fraction > 0 && b.p.Fraction < 1 {
+		cond += " AND visitor < " + b.arg(stats.SampleCut(b.p.Fraction))
+	}
+	return cond
 }
 
 // element stands for a pageview's page in a predicate until it is placed.
