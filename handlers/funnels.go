@@ -111,6 +111,7 @@ func (s *Server) GetFunnel(ctx context.Context, req gen.GetFunnelRequestObject) 
 		return nil, err
 	}
 	out := gen.GetFunnel200JSONResponse{Data: funnelStatsJSON(f, numbers)}
+	out.Meta.Sampled = notesOfBasis(repository.Basis{Fraction: numbers.Fraction}).sampled
 	if !from.IsZero() {
 		out.Meta.FunnelsFrom = &openapi_types.Date{Time: from}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/testkit/harness"
@@ -138,6 +139,34 @@ Signup path: 1 0`},
 		if len(meta) != 0 {
 			t.Errorf("%s: meta %v, want none", c.query, meta)
 		}
+	}
+}
+
+// Past 10 M pageviews in the view a funnel is counted from the view's sample of visitors
+// (those below stats.SampleCut, 0 at 1/2), scaled, and says so.
+func TestFunnelNumbersSampled(t *testing.T) {
+	e := newEnv(t)
+	key := e.User("a@example.com").Key
+	site, funnel := e.funnelSite(key)
+	// The first three visits again by visitors in the sample (the others are not): the sample
+	// is them, each counted twice.
+	var sampled []repotest.Visit
+	for _, v := range funnelVisits()[:3] {
+		v.Visitor = -v.Visitor
+		sampled = append(sampled, v)
+	}
+	repotest.WriteVisitRows(t, e.DB, site, sampled)
+	repotest.CountPageviews(t, repository.New(e.DB, nil), site, day("2026-03-01"), 2*stats.MaxExactPageviews)
+	got, meta := e.funnelNumbers(key, site, funnel, "from=2026-03-01&to=2026-03-02")
+	want := `Visit /pricing 6 0 0 100 100
+Signup 4 2 33.3 66.7 66.7
+Welcome 4 0 0 66.7 100
+Signup path: 6 0`
+	if got != want {
+		t.Errorf("sampled:\n%s\nwant\n%s", got, want)
+	}
+	if meta["sampled"] != 0.5 {
+		t.Errorf("meta %v, want sampled 0.5", meta)
 	}
 }
 

@@ -930,6 +930,11 @@ type FunnelStatsMeta struct {
 	// FunnelsFrom The first day whose visits the numbers count, when that is after the range's first
 	// day (days before it have no rows that keep the order of the hits). Absent otherwise.
 	FunnelsFrom *openapi_types.Date `json:"funnels_from,omitempty"`
+
+	// Sampled Past 10 M pageviews in the view, the fraction of the visitors read (the same
+	// visitors as the view's other numbers); the counts are scaled estimates. Absent when
+	// exact.
+	Sampled *float64 `json:"sampled,omitempty"`
 }
 
 // FunnelStatsResponse defines model for FunnelStatsResponse.

@@ -2213,6 +2213,13 @@ export interface components {
         };
         FunnelStatsMeta: {
             /**
+             * Format: double
+             * @description Past 10 M pageviews in the view, the fraction of the visitors read (the same
+             *     visitors as the view's other numbers); the counts are scaled estimates. Absent when
+             *     exact.
+             */
+            sampled?: number;
+            /**
              * Format: date
              * @description The first day whose visits the numbers count, when that is after the range's first
              *     day (days before it have no rows that keep the order of the hits). Absent otherwise.
