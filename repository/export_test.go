@@ -72,3 +72,18 @@ const (
 	OpenReportsTTL = closed.ReportsTTL
 	NodeLost       = closed.NodeLost
 )
+
+// RowConversions are v1's goal numbers as the visit rows' own statements count them
+// (countGoals), scaled, by goal id, and the visitors they divide by: what the goals list of
+// the query engine (engineGoalCounts) answers a filtered or sampled read with.
+func RowConversions(ctx context.Context, r *Repository, site int64, days stats.Range, filters stats.Filters, goals []stats.Goal) (map[int64][2]int64, int64, error) {
+	counts, fraction, err := r.rows(site, days, filters).countGoals(ctx, goals, nil, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := map[int64][2]int64{}
+	for i, g := range goals {
+		out[g.ID] = [2]int64{scale(counts.visitors[i], fraction), scale(counts.events[i], fraction)}
+	}
+	return out, scale(counts.base, fraction), nil
+}

@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -145,13 +147,17 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 
 // conversionCounts are the goals' numbers before scaling, and the fraction of the visitors
 // read. Without filters nor sample, those of the closed days are kept in memory as their
-// pages are (closedConversions), and only the other days are read.
+// pages are (closedConversions), and only the other days are read; with either, the query
+// engine's goals list counts them (engineGoalCounts), the column store's days there.
 func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*goalCounts, float64, error) {
 	fraction, err := v.repo.sampleFraction(ctx, v.websiteID, v.days)
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(v.filters) > 0 || fraction < 1 || v.days.Hours.Set { // part of a day: never kept
+		if c, ok, err := v.engineGoalCounts(ctx, goals); ok || err != nil {
+			return c, fraction, err
+		}
 		return v.countGoals(ctx, goals, nil, nil)
 	}
 	closed, err := v.repo.closedDays(ctx, v.days)
@@ -192,6 +198,27 @@ func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*g
 	total.add(fromClosed)
 	total.add(fromOpen)
 	return total, 1, nil
+}
+
+// engineGoalCounts are the goals' numbers of v's whole days, unscaled, as the query engine's
+// goals list counts them (queryGoalCounts), with v's filters translated; ok is false for a
+// read it does not take: part of a day, a goal filter (v1's keeps the visits that convert on
+// the goal, the list's only picks the goals shown) or filters that match nothing.
+func (v rowReader) engineGoalCounts(ctx context.Context, goals []stats.Goal) (*goalCounts, bool, error) {
+	if v.days.Hours.Set || v.filters.MatchesNothing() || slices.ContainsFunc(v.filters, func(f stats.Filter) bool { return f.Name == stats.GoalName }) {
+		return nil, false, nil
+	}
+	filters, err := engineFilters(v.filters)
+	if err != nil {
+		return nil, false, err
+	}
+	q := &query.Query{Range: engineRange(v.days), Filters: filters, Dimensions: []query.Field{{Name: "event:goal", Level: query.GoalLevel}},
+		Metrics: []query.Metric{query.Visitors, query.Events}}
+	t, _, err := v.repo.queryGoalCounts(ctx, v.websiteID, q, filters, goals, stats.FixedZone(time.UTC))
+	if err != nil {
+		return nil, false, err
+	}
+	return t.counts("", len(goals)), true, nil
 }
 
 // countGoals reads the goals' numbers of the reader's rows: of those days only when days is

@@ -48,13 +48,17 @@ func filteredReadsAgree(t *testing.T, columns bool) {
 	if columns {
 		useTestColumnStore(t, f, site, from, to)
 	}
+	var goals []stats.Goal
 	for _, g := range []stats.Goal{
 		{Kind: stats.GoalEvent, Event: "Signup", DisplayName: "Signed up"},
 		{Kind: stats.GoalPageview, Page: "/blog/*", DisplayName: "Read the blog"},
+		{Kind: stats.GoalPageview, Page: "/**", DisplayName: "Any page"},
 	} {
-		if _, err := f.repo.CreateGoal(ctx, site, g); err != nil {
+		created, err := f.repo.CreateGoal(ctx, site, g)
+		if err != nil {
 			t.Fatal(err)
 		}
+		goals = append(goals, created)
 	}
 	env := queryapi.Env{Now: to.AddDate(0, 0, 1).Add(12 * time.Hour), Location: time.UTC}
 
@@ -146,6 +150,28 @@ func filteredReadsAgree(t *testing.T, columns bool) {
 				if screens[e.Value] != float64(e.Count) {
 					t.Errorf("%s: screen %q: query %v visits, v1 %d", name, e.Value, screens[e.Value], e.Count)
 				}
+			}
+
+			// v1's goals list of a filtered or sampled read is the engine's (engineGoalCounts):
+			// the numbers the rows' own statements count.
+			conversions, base, _, err := f.repo.Conversions(ctx, site, days, c.v1, goals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantConversions, wantBase, err := repository.RowConversions(ctx, f.repo, site, days, c.v1, goals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, conv := range conversions {
+				if got := [2]int64{conv.Visitors, conv.Events}; got != wantConversions[conv.Goal.ID] {
+					t.Errorf("%s: goal %s: visitors and events %v, the rows' %v", name, conv.Goal.DisplayName, got, wantConversions[conv.Goal.ID])
+				}
+			}
+			if base != wantBase || len(conversions) != len(goals) {
+				t.Errorf("%s: goals' base %d, the rows' %d (%d goals)", name, base, wantBase, len(conversions))
+			}
+			if _, goal := c.v1.Get(stats.GoalName); !goal && conversions[0].Visitors == 0 {
+				t.Errorf("%s: no visitor converts: %+v", name, conversions)
 			}
 		}
 	}
