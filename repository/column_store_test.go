@@ -417,7 +417,7 @@ func TestColumnStoreAgreesWithRowStore(t *testing.T) {
 	if err := withColumns.SyncColumnStore(ctx); err != nil {
 		t.Fatal(err)
 	}
-	allClosed := time.Now().UTC().Add(-12*time.Hour-time.Minute).Truncate(24 * time.Hour).AddDate(0, 0, -1)
+	allClosed := time.Now().UTC().Add(-12*time.Hour-time.Minute).Truncate(24*time.Hour).AddDate(0, 0, -1)
 	check("closed by the nodes' reports", allClosed)
 
 	// A view past stats.MaxExactPageviews (by the counters, on a day of every range checked) is
