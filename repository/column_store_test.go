@@ -84,6 +84,9 @@ var columnStoreV1Lists = []repository.StatQuery{
 	{Name: stats.Page, SortBy: "count", Limit: 10, Offset: 100},
 	{Name: stats.Event, SortBy: "count", Desc: true, Limit: 10},
 	{Name: stats.Event, Search: "sign", SortBy: "value", Limit: 2, Offset: 1},
+	{Name: stats.Property, SortBy: "count", Desc: true, Limit: 10},
+	{Name: stats.Property, Property: "plan", SortBy: "count", Desc: true, Limit: 10},
+	{Name: stats.Property, Property: "size", SortBy: "value", Limit: 1, Offset: 0},
 }
 
 // TestColumnStoreAgreesWithRowStore holds every answer of the engine with the column store

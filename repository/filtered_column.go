@@ -19,8 +19,8 @@ import (
 // engine's part (column.Part: the pages; column.StartCounts: the visit-level names in one
 // scan; column.StartEvents: the events), the other
 // days by the visit rows' statement, and the two summed by value before the list is ranked
-// and paged (listPage, topLists, eventGroups); so are the pages' engagement sums (Engagement).
-// The properties' lists are read from the rows alone.
+// and paged (listPage, topLists, eventGroups); so are the pages' engagement sums (Engagement)
+// and the properties' lists (column.StartProps: the hits that carried each key or value).
 
 // columnName tells whether the column store counts name's values.
 func columnName(n stats.Name) bool {
@@ -125,6 +125,28 @@ func (v rowReader) columnCounts(ctx context.Context, names []stats.Name) (throug
 			totals.names, totals.values = append(totals.names, string(names[i])), append(totals.values, value)
 			totals.counts = append(totals.counts, c.Counts[j])
 		}
+	}
+	return through, totals, nil
+}
+
+// columnList reads the counts of a list's values over the column store's days of v's range
+// (columnCounts; a property list's with column.StartProps); through is the last of them, zero
+// when it answers none.
+func (v rowReader) columnList(ctx context.Context, q StatQuery) (through time.Time, totals *columnTotals, err error) {
+	if q.Name != stats.Property {
+		return v.columnCounts(ctx, []stats.Name{q.Name})
+	}
+	through, p, err := v.columnPart(ctx)
+	if err != nil || through.IsZero() {
+		return time.Time{}, nil, err
+	}
+	c, err := v.repo.column.StartProps(ctx, p, q.Property)()
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	totals = &columnTotals{values: c.Values, counts: c.Counts, names: make([]string, len(c.Values))}
+	for i := range totals.names {
+		totals.names[i] = string(stats.Property)
 	}
 	return through, totals, nil
 }

@@ -196,8 +196,8 @@ func scaleEntries(entries []StatEntry, fraction float64) {
 
 func (v rowReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
 	var col *columnTotals
-	if q.Name != stats.Property && columnName(q.Name) {
-		through, counts, err := v.columnCounts(ctx, []stats.Name{q.Name})
+	if q.Name == stats.Property || columnName(q.Name) {
+		through, counts, err := v.columnList(ctx, q)
 		if err != nil {
 			return nil, 0, fmt.Errorf("stats.list: %w", err)
 		}

@@ -264,9 +264,14 @@ func (s *Store) StartEvents(ctx context.Context, p Part) (wait func() (Counts, e
 		return func() (Counts, error) { return Counts{}, err }
 	}
 	sqlText := b.with() + `SELECT e, count(*)::BIGINT FROM (SELECT unnest(evs) AS e FROM visits WHERE ` + where + `) AS u GROUP BY e`
+	return s.startValueCounts(ctx, sqlText, b.args)
+}
+
+// startValueCounts runs, beside the caller, a statement of (value, count) rows.
+func (s *Store) startValueCounts(ctx context.Context, sqlText string, args []any) (wait func() (Counts, error)) {
 	return beside(func() (Counts, error) {
 		var out Counts
-		err := s.scanEach(ctx, sqlText, b.args, func(rows *sql.Rows) error {
+		err := s.scanEach(ctx, sqlText, args, func(rows *sql.Rows) error {
 			var v string
 			var n int64
 			err := rows.Scan(&v, &n)
@@ -275,6 +280,24 @@ func (s *Store) StartEvents(ctx context.Context, p Part) (wait func() (Counts, e
 		})
 		return out, err
 	})
+}
+
+// StartProps counts, beside the caller, the custom properties of the part's visits' hits
+// (p.Dimensions unused), as v1's property lists read them: the keys, each with the hits that
+// carried it, when key is "", else the values of key.
+func (s *Store) StartProps(ctx context.Context, p Part, key string) (wait func() (Counts, error)) {
+	b := &partBuild{p: p}
+	where, err := b.where(ctx)
+	if err != nil {
+		return func() (Counts, error) { return Counts{}, err }
+	}
+	value, only := `split_part(u.p, chr(31), 1)`, ``
+	if key != "" {
+		prefix := b.arg(stats.PropPair(key, ""))
+		value, only = `substr(u.p, length(`+prefix+`) + 1)`, ` WHERE starts_with(u.p, `+prefix+`)`
+	}
+	sqlText := b.with() + `SELECT ` + value + `, count(*)::BIGINT FROM (SELECT unnest(props) AS p FROM visits WHERE ` + where + `) AS u` + only + ` GROUP BY 1`
+	return s.startValueCounts(ctx, sqlText, b.args)
 }
 
 // StartCounts counts, beside the caller, the part's visits by each value of each of the
