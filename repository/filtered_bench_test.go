@@ -173,9 +173,11 @@ type dashboardPart struct {
 	read func(ctx context.Context) error
 }
 
-// dashboardParts are the dashboard's reads that depend on the filters: the top pages and their
-// engagement, the other top lists, the events, the chart's series, the summaries of the range
-// and of the one before.
+// dashboardParts are the dashboard's reads that depend on the filters (pages.readDashboard):
+// the top pages and their engagement, the other top lists, the events, the chart's series, the
+// summaries of the range and of the one before, the goals' conversions and revenue, the
+// properties' keys and the first key's values, and the first funnel's numbers (the panels a
+// website with goals, properties and funnels shows).
 func dashboardParts(repo *repository.Repository, site int64, rng stats.Range, filters stats.Filters) []dashboardPart {
 	var others []stats.Name
 	for _, n := range stats.Names {
@@ -206,6 +208,36 @@ func dashboardParts(repo *repository.Repository, site int64, rng stats.Range, fi
 		{"summary", func(ctx context.Context) error { _, err := reader.Totals(ctx); return err }},
 		{"summary_before", func(ctx context.Context) error {
 			_, err := repo.Reader(site, rng.Previous(), filters).Totals(ctx)
+			return err
+		}},
+		{"goals", func(ctx context.Context) error {
+			goals, err := repo.Goals(ctx, site)
+			if err != nil || len(goals) == 0 {
+				return err
+			}
+			if _, _, _, err := repo.Conversions(ctx, site, rng, filters, goals); err != nil {
+				return err
+			}
+			_, _, err = repo.Revenue(ctx, site, rng, filters, goals)
+			return err
+		}},
+		{"properties", func(ctx context.Context) error {
+			props := repo.RowReader(site, rng, filters)
+			top := repository.StatQuery{Name: stats.Property, SortBy: "count", Desc: true, Limit: 10}
+			keys, _, err := props.List(ctx, top)
+			if err != nil || len(keys) == 0 {
+				return err
+			}
+			top.Property = keys[0].Value
+			_, _, err = props.List(ctx, top)
+			return err
+		}},
+		{"funnel", func(ctx context.Context) error {
+			funnels, err := repo.Funnels(ctx, site)
+			if err != nil || len(funnels) == 0 {
+				return err
+			}
+			_, _, err = repo.FunnelNumbers(ctx, site, rng, filters, funnels[0])
 			return err
 		}},
 	}
