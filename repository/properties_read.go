@@ -86,7 +86,7 @@ func (v rowReader) revenue(ctx context.Context, s *rowSource, goals []stats.Goal
 		FROM visit_rows
 		CROSS JOIN LATERAL unnest(revenue_names, revenue_currencies, revenue_amounts) AS r (name, currency, amount)
 		JOIN unnest(` + s.arg(pq.Array(names)) + `::text[], ` + s.arg(pq.Array(ids)) + `::int[]) AS m (name, goal) ON m.name = r.name
-		WHERE ` + s.where + `
+		WHERE ` + s.where + ` AND revenue_names IS NOT NULL
 		GROUP BY m.goal, r.currency`
 	var rows []struct {
 		Goal     int    `db:"goal"`
