@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"golang.org/x/sync/errgroup"
 
@@ -312,18 +311,12 @@ func (r *Repository) SummaryConversionRate(ctx context.Context, websiteID int64,
 }
 
 // goalFilterBase is the visitors that a rate under filter[goal] divides by: those of the same
-// range and the other filters, read from the visit rows as the goal's own visitors are.
+// range and the other filters, read from the visit rows as the goal's own visitors are (the
+// engine's totals: the column store's days there).
 func (r *Repository) goalFilterBase(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (int64, error) {
-	v := r.rows(websiteID, days, filters.Canonical().Without(stats.GoalName))
-	s, err := v.source(ctx)
+	t, err := r.rows(websiteID, days, filters.Canonical().Without(stats.GoalName)).Totals(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("stats.conversion_base: %w", err)
 	}
-	// The visitors only: the groups of (day, visitor), without the totals' other sums.
-	query := `SELECT count(*) FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS v`
-	var visitors int64
-	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &visitors, query, s.args...) }); err != nil {
-		return 0, fmt.Errorf("stats.conversion_base: %w", err)
-	}
-	return scale(visitors, s.fraction), nil
+	return t.Visitors, nil
 }
