@@ -87,3 +87,11 @@ func RowConversions(ctx context.Context, r *Repository, site int64, days stats.R
 	}
 	return out, scale(counts.base, fraction), nil
 }
+
+// ExactRowReader is RowReader never sampled, whatever the range: what a sample's lists are
+// held against.
+func ExactRowReader(r *Repository, site int64, days stats.Range, filters stats.Filters) Reader {
+	v := r.rows(site, days, filters)
+	v.fixed = 1
+	return aliasReader{v}
+}
