@@ -200,12 +200,17 @@ func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*g
 }
 
 // engineGoalCounts are the goals' numbers of v's whole days, unscaled, as the query engine's
-// goals list counts them (queryGoalCounts), with v's filters translated; ok is false for a
-// read it does not take: part of a day, a goal filter (v1's keeps the visits that convert on
-// the goal, the list's only picks the goals shown) or filters that match nothing.
+// goals list counts them (queryGoalCounts), with v's filters translated: a goal filter keeps
+// the visits that convert on the goal, as v1's does. ok is false for a read it does not take:
+// part of a day, filters that match nothing, or a goal filter on a goal not listed.
 func (v rowReader) engineGoalCounts(ctx context.Context, goals []stats.Goal) (*goalCounts, bool, error) {
-	if v.days.Hours.Set || v.filters.MatchesNothing() || slices.ContainsFunc(v.filters, func(f stats.Filter) bool { return f.Name == stats.GoalName }) {
+	if v.days.Hours.Set || v.filters.MatchesNothing() {
 		return nil, false, nil
+	}
+	for _, f := range v.filters {
+		if f.Name == stats.GoalName && (f.Op != stats.Is || !slices.ContainsFunc(goals, func(g stats.Goal) bool { return g.DisplayName == f.Value })) {
+			return nil, false, nil
+		}
 	}
 	filters, err := engineFilters(v.filters)
 	if err != nil {

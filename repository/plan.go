@@ -239,7 +239,7 @@ func (b *queryBuild) startColumnGoals(ctx context.Context, others []query.Filter
 		return func(*goalTable, int) error { return nil }
 	}
 	p := column.GoalPart{Part: column.Part{WebsiteID: b.websiteID, From: b.q.Range.From, To: b.columnThrough, Filters: others,
-		Fraction: b.fraction, Matched: b.matched, Like: likePattern}, RangeFrom: b.q.Range.From, Pages: column.MaskTable{Texts: pages.texts, Words: pages.words},
+		Fraction: b.fraction, Matched: b.matched, Like: likePattern, Goals: b.columnGoals}, RangeFrom: b.q.Range.From, Pages: column.MaskTable{Texts: pages.texts, Words: pages.words},
 		Names: column.MaskTable{Texts: names.texts, Words: names.words}, OldNames: column.MaskTable{Texts: oldNames.texts, Words: oldNames.words}}
 	if i := slices.IndexFunc(b.q.Dimensions, func(f query.Field) bool { return f.Level != query.GoalLevel }); i >= 0 {
 		p.Key = &b.q.Dimensions[i]

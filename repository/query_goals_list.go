@@ -151,8 +151,9 @@ func namedByFilters(filters []query.Filter, name string) bool {
 	return true
 }
 
-// queryGoalCounts counts the goals over the rows of the range that the filters without
-// event:goal keep, compiled as the query engine compiles them, by the label of the query's
+// queryGoalCounts counts the goals over the rows of the range that the filters (others: the
+// query's without event:goal; v1's may hold one, which keeps the visits that convert on it)
+// keep, compiled as the query engine compiles them, by the label of the query's
 // other dimension: the goals list's counts (docs/goals.md) in one statement (goalsByKeySQL),
 // which reads the matching rows once. The pageview goals' patterns are matched here with the
 // range's pages (matchGoals, the closed days' kept in memory).
@@ -175,6 +176,7 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 	if err != nil {
 		return nil, Basis{}, fmt.Errorf("goals of the query: %w", err)
 	}
+	b.goals = matches // for a goal filter among others (v1's: the visits that convert on it)
 	pages := newMaskTable(goalMaskWords(len(goals)))
 	for i, m := range matches {
 		for _, p := range m.pages {
