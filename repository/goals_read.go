@@ -186,7 +186,7 @@ func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*g
 	}
 	if len(openDays) > 0 {
 		g.Go(func() (err error) {
-			fromOpen, _, err = v.countGoals(gctx, goals, openDays, closed)
+			fromOpen, err = v.openConversions(gctx, goals, openDays, closed)
 			return err
 		})
 	}
@@ -197,6 +197,26 @@ func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*g
 	total.add(fromClosed)
 	total.add(fromOpen)
 	return total, 1, nil
+}
+
+// openConversions are the goals' numbers of the open days of an unfiltered, unsampled read:
+// when they are one run of days (the last ones, as a rule), the engine's goals list of them
+// (engineGoalCounts), which reads the days the column store holds there; else the rows'.
+func (v rowReader) openConversions(ctx context.Context, goals []stats.Goal, openDays []string, closed map[string]bool) (*goalCounts, error) {
+	first, err := time.Parse(dateLayout, openDays[0])
+	if err != nil {
+		return nil, err
+	}
+	last := first.AddDate(0, 0, len(openDays)-1)
+	if last.Format(dateLayout) == openDays[len(openDays)-1] && !v.days.Hours.Set {
+		run := v
+		run.days = stats.Range{From: first, To: last}
+		if c, ok, err := run.engineGoalCounts(ctx, goals); ok || err != nil {
+			return c, err
+		}
+	}
+	c, _, err := v.countGoals(ctx, goals, openDays, closed)
+	return c, err
 }
 
 // engineGoalCounts are the goals' numbers of v's whole days, unscaled, as the query engine's
