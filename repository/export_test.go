@@ -11,7 +11,7 @@ import (
 	"github.com/analytics-service/analytics/repository/counters"
 )
 
-// SplitRange and RangePart expose splitRange to the external tests: weeks and months are the
+// SplitRange and RangePart expose counters.Split to the external tests: weeks and months are the
 // last week (its Monday) and month (its 1st) rolled up.
 type RangePart struct {
 	Table    string
@@ -20,8 +20,8 @@ type RangePart struct {
 
 func SplitRange(from, to, weeks, months time.Time) []RangePart {
 	var out []RangePart
-	for _, s := range splitRange(from, to, RolledUp{Weeks: weeks, Months: months}) {
-		out = append(out, RangePart{Table: s.table, From: s.from, To: s.to})
+	for _, s := range counters.Split(from, to, RolledUp{Weeks: weeks, Months: months}) {
+		out = append(out, RangePart{Table: s.Table, From: s.From, To: s.To})
 	}
 	return out
 }

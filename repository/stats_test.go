@@ -124,7 +124,7 @@ func TestFirstStatDay(t *testing.T) {
 	}
 }
 
-// splitRange must cover every day of a range exactly once, whatever its length and edges, with
+// counters.Split must cover every day of a range exactly once, whatever its length and edges, with
 // weeks from a Monday and months from a 1st, and read a rollup only for periods rolled up.
 func TestSplitRangeCoversEachDayOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
