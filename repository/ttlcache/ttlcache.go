@@ -55,3 +55,10 @@ func (c *Cache[K, V]) Put(k K, v V, now time.Time) {
 	c.entries[k] = entry[V]{value: v, fetched: now}
 	c.weight += w
 }
+
+// Clear empties the cache.
+func (c *Cache[K, V]) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries, c.weight = map[K]entry[V]{}, 0
+}

@@ -29,4 +29,13 @@ func TestCache(t *testing.T) {
 	if _, ok := c.Get("c", start); !ok {
 		t.Error("the value put after emptying is lost")
 	}
+	c.Clear()
+	if _, ok := c.Get("c", start); ok {
+		t.Error("cleared, the cache kept c")
+	}
+	c.Put("x", []int{1, 2}, start)
+	c.Put("y", []int{1}, start) // 2+1 = 3: both kept when Clear reset the weight
+	if _, ok := c.Get("x", start); !ok {
+		t.Error("after Clear, the weight of the values cleared still counted")
+	}
 }
