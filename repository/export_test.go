@@ -43,7 +43,7 @@ func ColumnThrough(ctx context.Context, r *Repository, site int64, q *query.Quer
 // TotalsColumnThrough is the last day of v1's filtered summary over days that the column
 // store answers, zero for none.
 func TotalsColumnThrough(ctx context.Context, r *Repository, site int64, days stats.Range, filters stats.Filters) time.Time {
-	b, _, err := r.rows(site, days, filters).totalsBuild(ctx, query.NoTime)
+	b, _, err := r.rows(site, days, filters).totalsBuild(ctx, query.NoTime, totalsMetrics)
 	if err != nil {
 		panic(err)
 	}

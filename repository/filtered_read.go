@@ -358,9 +358,9 @@ func (t rowTotals) totals(fraction float64) stats.Totals {
 
 // totalsBuild is the engine's build of v1's summary (unit query.NoTime) or its series by day or
 // hour: the query value of the range's whole days, v1's filters translated (engineFilter) and
-// the parts of stats.Totals as its metrics; nil when the filters match nothing.
-func (v rowReader) totalsBuild(ctx context.Context, unit query.TimeUnit) (*queryBuild, float64, error) {
-	q := &query.Query{Range: engineRange(v.days), Metrics: totalsMetrics,
+// metrics (the parts of stats.Totals, or fewer); nil when the filters match nothing.
+func (v rowReader) totalsBuild(ctx context.Context, unit query.TimeUnit, metrics []query.Metric) (*queryBuild, float64, error) {
+	q := &query.Query{Range: engineRange(v.days), Metrics: metrics,
 		OrderBy: []query.Order{{Metric: 0, Dimension: -1, Desc: true}}, Limit: math.MaxInt32}
 	if unit != query.NoTime {
 		q.Dimensions = []query.Field{{Name: "time", Level: query.TimeLevel, Time: unit}}
@@ -392,7 +392,11 @@ func (v rowReader) totalsBuild(ctx context.Context, unit query.TimeUnit) (*query
 
 // totalsRows runs totalsBuild's statement: each row's parts with its time dimension's label.
 func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]QueryRow, float64, error) {
-	b, fraction, err := v.totalsBuild(ctx, unit)
+	return v.metricRows(ctx, unit, totalsMetrics)
+}
+
+func (v rowReader) metricRows(ctx context.Context, unit query.TimeUnit, metrics []query.Metric) ([]QueryRow, float64, error) {
+	b, fraction, err := v.totalsBuild(ctx, unit, metrics)
 	if err != nil || b == nil {
 		return nil, fraction, err
 	}
@@ -417,6 +421,20 @@ func (v rowReader) Totals(ctx context.Context) (stats.Totals, error) {
 		t = t.add(rowTotalsOf(row))
 	}
 	return t.totals(fraction), nil
+}
+
+// Visitors are the totals' visitors alone: the engine's statement without the other sums,
+// which on PostgreSQL's rows cost as much again as the count (bench-goals, docs/goals.md).
+func (v rowReader) Visitors(ctx context.Context) (int64, error) {
+	rows, fraction, err := v.metricRows(ctx, query.NoTime, []query.Metric{query.Visitors})
+	if err != nil {
+		return 0, fmt.Errorf("stats.visitors: %w", err)
+	}
+	var n int64
+	for _, row := range rows {
+		n += int64(row.Metrics[0])
+	}
+	return scale(n, fraction), nil
 }
 
 func (v rowReader) Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error) {

@@ -339,9 +339,9 @@ func (r *Repository) SummaryConversionRate(ctx context.Context, websiteID int64,
 // range and the other filters, read from the visit rows as the goal's own visitors are (the
 // engine's totals: the column store's days there).
 func (r *Repository) goalFilterBase(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (int64, error) {
-	t, err := r.rows(websiteID, days, filters.Canonical().Without(stats.GoalName)).Totals(ctx)
+	n, err := r.rows(websiteID, days, filters.Canonical().Without(stats.GoalName)).Visitors(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("stats.conversion_base: %w", err)
 	}
-	return t.Visitors, nil
+	return n, nil
 }
