@@ -3,6 +3,8 @@ package repository
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -125,11 +127,12 @@ func (r *Repository) startColumnFunnel(ctx context.Context, websiteID int64, day
 	return through, r.column.StartFunnel(ctx, fp), nil
 }
 
-// oneWord is the mask table of texts with their bits.
+// oneWord is the mask table of texts with their bits, in the texts' order: the same funnel
+// is the same statement, whose counts the column store keeps (column.Store.StartFunnel).
 func oneWord(bits map[string]int64) column.MaskTable {
 	t := column.MaskTable{Words: [][]int64{nil}}
-	for text, b := range bits {
-		t.Texts, t.Words[0] = append(t.Texts, text), append(t.Words[0], b)
+	for _, text := range slices.Sorted(maps.Keys(bits)) {
+		t.Texts, t.Words[0] = append(t.Texts, text), append(t.Words[0], bits[text])
 	}
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -33,20 +34,24 @@ type goalMatch struct {
 // them.
 func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats.Range, goals []stats.Goal) ([]goalMatch, error) {
 	out := make([]goalMatch, len(goals))
-	var pages map[string]int64
+	// pages are in order: the same goals make the same statements (the column store keeps a
+	// funnel's counts by its statement).
+	var pages []string
+	read := false
 	for i, g := range goals {
 		out[i].goal = g
 		if g.Kind != stats.GoalPageview {
 			continue
 		}
-		if pages == nil {
-			var err error
-			if pages, err = r.goalPages(ctx, websiteID, days); err != nil {
+		if !read {
+			counts, err := r.goalPages(ctx, websiteID, days)
+			if err != nil {
 				return nil, err
 			}
+			pages, read = slices.Sorted(maps.Keys(counts)), true
 		}
 		re := stats.GoalPattern(g.Page)
-		for p := range pages {
+		for _, p := range pages {
 			if re.MatchString(stats.GoalPath(p)) {
 				out[i].pages = append(out[i].pages, p)
 			}

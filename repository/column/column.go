@@ -23,6 +23,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/repository/counters"
+	"github.com/analytics-service/analytics/repository/ttlcache"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -40,7 +41,10 @@ type Store struct {
 	// held are the days the file holds whole, by website, each with the website's
 	// rows_generation when it was copied: a later deletion of its rows makes the copy stale
 	// (Forget).
-	held map[int64]map[time.Time]int64
+	held   map[int64]map[time.Time]heldDay
+	copies uint64 // the copies made so far: each held day's copy has its own number
+	// funnels are funnel parts' counts, by the statement and the copies it read (funnelKey).
+	funnels *ttlcache.Cache[string, FunnelCounts]
 	// checked: the file's days are of the database Sync reads (sameSource); none is read before.
 	checked bool
 	sync    sync.Mutex // one Sync at a time
@@ -108,7 +112,7 @@ func open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("column store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, held: map[int64]map[time.Time]int64{}}
+	s := &Store{db: db, path: path, held: map[int64]map[time.Time]heldDay{}, funnels: newFunnelCache()}
 	if err := s.prepare(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("column store: %s: %w", path, err)
@@ -216,13 +220,21 @@ func schemaSQL() string {
 		CREATE TABLE pages (website_id BIGINT NOT NULL, day DATE NOT NULL, page VARCHAR NOT NULL, pageviews BIGINT NOT NULL);`, schemaVersion, cols.String())
 }
 
+// heldDay is a day's copy in the file: the website's rows_generation when it was made, and
+// its number among the copies this Store made (a copy made again is another one).
+type heldDay struct {
+	generation int64
+	copy       uint64
+}
+
 func (s *Store) markHeld(site int64, day time.Time, generation int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held[site] == nil {
-		s.held[site] = map[time.Time]int64{}
+		s.held[site] = map[time.Time]heldDay{}
 	}
-	s.held[site][dayOf(day)] = generation
+	s.copies++
+	s.held[site][dayOf(day)] = heldDay{generation: generation, copy: s.copies}
 }
 
 // Forget makes not held the website's days copied at a generation older than now's, whose
@@ -233,7 +245,7 @@ func (s *Store) Forget(site, now int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for day, then := range s.held[site] {
-		if then < now {
+		if then.generation < now {
 			delete(s.held[site], day)
 		}
 	}
@@ -272,7 +284,7 @@ func (s *Store) HeldThrough(site int64, from, to, closed time.Time) (last time.T
 	return last, ok
 }
 
-func hasDay(held map[time.Time]int64, day time.Time) bool {
+func hasDay(held map[time.Time]heldDay, day time.Time) bool {
 	_, ok := held[day]
 	return ok
 }
@@ -344,7 +356,7 @@ func (s *Store) sameSource(ctx context.Context, pg *sql.DB) error {
 		return nil
 	}
 	s.mu.Lock()
-	s.held, s.checked = map[int64]map[time.Time]int64{}, true
+	s.held, s.checked = map[int64]map[time.Time]heldDay{}, true
 	s.mu.Unlock()
 	var stmts []string
 	for _, table := range dayTables {

@@ -4,8 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/analytics-service/analytics/repository/funnel"
+	"github.com/analytics-service/analytics/repository/ttlcache"
 )
 
 // FunnelPart is a read of a funnel's numbers (docs/funnels.md) over a website's days that the
@@ -25,20 +29,66 @@ type FunnelCounts struct {
 }
 
 // StartFunnel builds the part's statement and runs it beside the caller; wait returns its
-// counts.
+// counts. A funnel's walk reads every visit of the part's days (a dashboard's unfiltered
+// funnel panel is most of its time), and the counts of the same statement over the same
+// copies of the days never change: they are kept for funnelTTL (s.funnels), as the goals'
+// numbers of closed days are.
 func (s *Store) StartFunnel(ctx context.Context, p FunnelPart) (wait func() (FunnelCounts, error)) {
 	b := &partBuild{p: p.Part}
 	sqlText, err := b.funnelStatement(ctx, p)
 	if err != nil {
 		return func() (FunnelCounts, error) { return FunnelCounts{}, err }
 	}
+	key := s.funnelKey(p.Part, sqlText, b.args)
+	if c, ok := s.funnels.Get(key, time.Now()); ok {
+		return func() (FunnelCounts, error) { return c.clone(), nil }
+	}
 	return beside(func() (FunnelCounts, error) {
 		c, err := s.readFunnel(ctx, sqlText, b.args, p.Steps)
 		if err != nil {
 			return FunnelCounts{}, fmt.Errorf("column store: funnel: %w", err)
 		}
+		s.funnels.Put(key, c.clone(), time.Now())
 		return c, nil
 	})
+}
+
+// funnelTTL is how long a funnel part's counts are kept, funnelsKept how many at most.
+const (
+	funnelTTL   = 10 * time.Minute
+	funnelsKept = 1_000
+)
+
+// ForgetKept empties the funnel counts kept: a benchmark of the walk itself calls it first.
+func (s *Store) ForgetKept() { s.funnels.Clear() }
+
+func newFunnelCache() *ttlcache.Cache[string, FunnelCounts] {
+	return ttlcache.New[string](funnelTTL, funnelsKept, func(FunnelCounts) int { return 1 })
+}
+
+// funnelKey names what a funnel statement's counts rest on: the statement, its arguments and
+// the copies of the part's days it reads (a day forgotten, dropped or copied again is another
+// copy, so its counts are read again).
+func (s *Store) funnelKey(p Part, sqlText string, args []any) string {
+	var b strings.Builder
+	b.WriteString(sqlText)
+	fmt.Fprintf(&b, "\x00%#v\x00%d", args, p.WebsiteID)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for day := dayOf(p.From); !day.After(dayOf(p.To)); day = day.AddDate(0, 0, 1) {
+		d, ok := s.held[p.WebsiteID][day]
+		if !ok {
+			b.WriteString(" -") // not held: the statement reads none of it
+			continue
+		}
+		fmt.Fprintf(&b, " %d", d.copy)
+	}
+	return b.String()
+}
+
+func (c FunnelCounts) clone() FunnelCounts {
+	c.Steps = slices.Clone(c.Steps)
+	return c
 }
 
 // readFunnel walks each distinct sequence of hits once (funnel.Furthest) and counts its
