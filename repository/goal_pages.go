@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/repository/ttlcache"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -26,9 +27,12 @@ const (
 	closedPagesMax = 500_000
 )
 
+// websiteDay names a closed day's pages: the website's rows_generation is in it, as every
+// deletion of its rows (a stats reset, retention, on any node) raises it.
 type websiteDay struct {
-	website int64
-	day     string // YYYY-MM-DD
+	website    int64
+	generation int64
+	day        string // YYYY-MM-DD
 }
 
 // newClosedPages is the cache of closed days' pages, each day weighing its pages.
@@ -117,11 +121,15 @@ func rangeDays(days stats.Range) []string {
 // those of closed days from memory when there, the others read (and the closed days among
 // them kept).
 func (r *Repository) rangePageviews(ctx context.Context, websiteID int64, days []string, closed map[string]bool) (map[string]int64, error) {
+	generation, err := column.GenerationOf(ctx, r.db.DB, websiteID)
+	if err != nil {
+		return nil, fmt.Errorf("goals.pages: %w", err)
+	}
 	now := r.now()
 	out := map[string]int64{}
 	var read []string
 	for _, day := range days {
-		if pageviews, ok := r.pages.Get(websiteDay{websiteID, day}, now); ok && closed[day] {
+		if pageviews, ok := r.pages.Get(websiteDay{websiteID, generation, day}, now); ok && closed[day] {
 			for p, n := range pageviews {
 				out[p] += n
 			}
@@ -141,7 +149,7 @@ func (r *Repository) rangePageviews(ctx context.Context, websiteID int64, days [
 			out[p] += n
 		}
 		if closed[day] {
-			r.pages.Put(websiteDay{websiteID, day}, perDay[day], now)
+			r.pages.Put(websiteDay{websiteID, generation, day}, perDay[day], now)
 		}
 	}
 	return out, nil

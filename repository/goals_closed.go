@@ -21,11 +21,12 @@ func newClosedConversions() *ttlcache.Cache[string, *goalCounts] {
 	return ttlcache.New[string](closedTTL, closedConversionsMax, func(*goalCounts) int { return 1 })
 }
 
-// conversionKey names a website's days and goals (what each goal compares, in order): the
-// numbers of the same key are the same.
-func conversionKey(websiteID int64, days []string, goals []stats.Goal) string {
+// conversionKey names a website's days and goals (what each goal compares, in order) and the
+// website's rows_generation, which every deletion of its rows raises (a stats reset,
+// retention, on any node): the numbers of the same key are the same.
+func conversionKey(websiteID, generation int64, days []string, goals []stats.Goal) string {
 	var b strings.Builder
-	b.WriteString(strconv.FormatInt(websiteID, 10))
+	b.WriteString(strconv.FormatInt(websiteID, 10) + " " + strconv.FormatInt(generation, 10))
 	for _, d := range days {
 		b.WriteString(" " + d)
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -176,8 +177,12 @@ func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*g
 			openDays = append(openDays, day)
 		}
 	}
+	generation, err := column.GenerationOf(ctx, v.repo.db.DB, v.websiteID)
+	if err != nil {
+		return nil, 0, err
+	}
 	now := v.repo.now()
-	key := conversionKey(v.websiteID, closedDays, goals)
+	key := conversionKey(v.websiteID, generation, closedDays, goals)
 	fromClosed, ok := v.repo.conversions.Get(key, now)
 	var fromOpen *goalCounts
 	g, gctx := errgroup.WithContext(ctx)
