@@ -28,7 +28,7 @@ import (
 )
 
 // schemaVersion names the file's layout: a file of another version is made again.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // FileName is the store's file in its directory.
 const FileName = "visits.duckdb"
@@ -45,6 +45,11 @@ type Store struct {
 	copies uint64 // the copies made so far: each held day's copy has its own number
 	// funnels are funnel parts' counts, by the statement and the copies it read (funnelKey).
 	funnels *ttlcache.Cache[string, FunnelCounts]
+	kept    *selections // the selections' tables (selections.go)
+	// ListedPages is how many pages a page filter or a pageview goal's filter at most tests
+	// on each visit's list (one list_contains each, defaultListedPages); one of more joins
+	// its selection (selections.go).
+	ListedPages int
 	// checked: the file's days are of the database Sync reads (sameSource); none is read before.
 	checked bool
 	sync    sync.Mutex // one Sync at a time
@@ -112,7 +117,8 @@ func open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("column store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, held: map[int64]map[time.Time]heldDay{}, funnels: newFunnelCache()}
+	s := &Store{db: db, path: path, held: map[int64]map[time.Time]heldDay{}, funnels: newFunnelCache(), kept: newSelections(),
+		ListedPages: defaultListedPages}
 	if err := s.prepare(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("column store: %s: %w", path, err)
@@ -144,6 +150,9 @@ func (s *Store) Close() error {
 // prepare makes the tables of a new file, refuses one of another version, drops the rows of a
 // day whose copy did not finish, and reads which days the file holds.
 func (s *Store) prepare() error {
+	if _, err := s.db.Exec(`ATTACH IF NOT EXISTS ':memory:' AS kept`); err != nil {
+		return fmt.Errorf("attach the selections' database: %w", err)
+	}
 	var version int
 	err := s.db.QueryRow(`SELECT version FROM meta`).Scan(&version)
 	if err != nil {
@@ -200,7 +209,9 @@ var dayTables = []string{"days", "visits", "pages"}
 // count, its engagement (engagementSQL) and the custom properties its hits carried (props: the
 // rows' KEY, 0x1F, VALUE a hit and property), which property filters test, and where its
 // events came among its pages (evat: how many pages came before each of names; eventsAt),
-// which funnels walk. pages is each day's distinct pages with their pageviews, which goals and
+// which funnels walk, and its vid: the day's number (days since 2000-01-01) << 32 | its place in
+// the day's copy, one number a visit of the website, which selections name visits by
+// (selections.go). pages is each day's distinct pages with their pageviews, which goals and
 // funnels match their patterns with (Pages). A day's visits are written in visitor order, so
 // that a sampled read (Part.Fraction: the visitors below a cut) skips the row groups past it
 // by their min and max.
@@ -216,7 +227,7 @@ func schemaSQL() string {
 			pageviews INTEGER NOT NULL, events INTEGER NOT NULL, bounce BOOLEAN NOT NULL, seconds INTEGER NOT NULL,
 			rkey BIGINT, visitor INTEGER NOT NULL, pages VARCHAR[] NOT NULL, names VARCHAR[] NOT NULL,
 			oldnames VARCHAR[] NOT NULL, evs VARCHAR[] NOT NULL,
-			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL, props VARCHAR[] NOT NULL, evat INTEGER[] NOT NULL%s);
+			eng_pages VARCHAR[] NOT NULL, eng_ms BIGINT[] NOT NULL, eng_depth BIGINT[] NOT NULL, props VARCHAR[] NOT NULL, evat INTEGER[] NOT NULL%s, vid BIGINT NOT NULL);
 		CREATE TABLE pages (website_id BIGINT NOT NULL, day DATE NOT NULL, page VARCHAR NOT NULL, pageviews BIGINT NOT NULL);`, schemaVersion, cols.String())
 }
 
@@ -542,8 +553,8 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		if err != nil {
 			return err
 		}
-		const fixed = 18 // the columns before the visit-level values
-		values := make([]driver.Value, fixed+len(cols))
+		const fixed = 18                                  // the columns before the visit-level values
+		values := make([]driver.Value, fixed+len(cols)+1) // vid last
 		scan := make([]any, fixed-2+len(cols))
 		var hour, pageviews, events, seconds, visitor int64
 		var bounce bool
@@ -551,6 +562,7 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 		var pages, names, oldNames, evs, engPages, props pq.StringArray
 		var engMs, engDepth []sql.NullInt64
 		var order string
+		var place int64
 		texts := make([]string, len(cols))
 		copy(scan, []any{&hour, &pageviews, &events, &bounce, &seconds, &repeated, &visitor, &pages, &names, &oldNames, &evs,
 			&engPages, pq.Array(&engMs), pq.Array(&engDepth), &props, &order})
@@ -572,6 +584,8 @@ func (s *Store) copyDay(ctx context.Context, pg *sql.DB, site int64, day time.Ti
 			for i, t := range texts {
 				values[fixed+i] = t
 			}
+			values[len(values)-1] = dayNumber<<32 | place
+			place++
 			if err := app.AppendRow(values...); err != nil {
 				app.Close()
 				return err

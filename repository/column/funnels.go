@@ -34,16 +34,16 @@ type FunnelCounts struct {
 // copies of the days never change: they are kept for funnelTTL (s.funnels), as the goals'
 // numbers of closed days are.
 func (s *Store) StartFunnel(ctx context.Context, p FunnelPart) (wait func() (FunnelCounts, error)) {
-	b := &partBuild{p: p.Part}
+	b := &partBuild{p: p.Part, s: s}
 	sqlText, err := b.funnelStatement(ctx, p)
 	if err != nil {
 		return func() (FunnelCounts, error) { return FunnelCounts{}, err }
 	}
-	key := s.funnelKey(p.Part, sqlText, b.args)
+	key := s.funnelKey(b, sqlText)
 	if c, ok := s.funnels.Get(key, time.Now()); ok {
 		return func() (FunnelCounts, error) { return c.clone(), nil }
 	}
-	return beside(func() (FunnelCounts, error) {
+	return runBeside(ctx, b, sqlText, func(sqlText string) (FunnelCounts, error) {
 		c, err := s.readFunnel(ctx, sqlText, b.args, p.Steps)
 		if err != nil {
 			return FunnelCounts{}, fmt.Errorf("column store: funnel: %w", err)
@@ -59,26 +59,48 @@ const (
 	funnelsKept = 1_000
 )
 
-// ForgetKept empties the funnel counts kept: a benchmark of the walk itself calls it first.
-func (s *Store) ForgetKept() { s.funnels.Clear() }
+// ForgetKept empties what the store keeps for the next reads, the funnel counts and the
+// selections (dropped once unused): a benchmark of a first view calls it first.
+func (s *Store) ForgetKept() {
+	s.funnels.Clear()
+	s.kept.mu.Lock()
+	var unused []*keptSelection
+	for key, k := range s.kept.byKey {
+		s.kept.retire(key, k)
+		if k.users == 0 {
+			unused = append(unused, k)
+		}
+	}
+	s.kept.mu.Unlock()
+	s.drop(unused)
+}
 
 func newFunnelCache() *ttlcache.Cache[string, FunnelCounts] {
 	return ttlcache.New[string](funnelTTL, funnelsKept, func(FunnelCounts) int { return 1 })
 }
 
-// funnelKey names what a funnel statement's counts rest on: the statement, its arguments and
-// the copies of the part's days it reads (a day forgotten, dropped or copied again is another
-// copy, so its counts are read again).
-func (s *Store) funnelKey(p Part, sqlText string, args []any) string {
+// funnelKey names what a funnel statement's counts rest on: the statement, its arguments, its
+// selections' and the copies of the part's days it reads (a day forgotten, dropped or copied
+// again is another copy, so its counts are read again).
+func (s *Store) funnelKey(b *partBuild, sqlText string) string {
+	var k strings.Builder
+	fmt.Fprintf(&k, "%s\x00%#v\x00%d", sqlText, b.args, b.p.WebsiteID)
+	for _, sel := range b.sels {
+		k.WriteString("\x00" + sel.key)
+	}
+	k.WriteString("\x00" + s.copiesOf(b.p))
+	return k.String()
+}
+
+// copiesOf names the copies of the part's days that the file holds now, "-" a day it does not.
+func (s *Store) copiesOf(p Part) string {
 	var b strings.Builder
-	b.WriteString(sqlText)
-	fmt.Fprintf(&b, "\x00%#v\x00%d", args, p.WebsiteID)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for day := dayOf(p.From); !day.After(dayOf(p.To)); day = day.AddDate(0, 0, 1) {
 		d, ok := s.held[p.WebsiteID][day]
 		if !ok {
-			b.WriteString(" -") // not held: the statement reads none of it
+			b.WriteString(" -")
 			continue
 		}
 		fmt.Fprintf(&b, " %d", d.copy)

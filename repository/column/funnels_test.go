@@ -24,8 +24,8 @@ func TestFunnelCountsKept(t *testing.T) {
 		for range textColumns() {
 			texts.WriteString(", ''")
 		}
-		_, err := s.db.Exec(`INSERT INTO visits VALUES (1, ?, 0, ?, 0, false, 0, NULL, ?, ?, [], [], [], [], [], [], [], []`+texts.String()+`)`,
-			day, len(pages), visitor, pages)
+		_, err := s.db.Exec(`INSERT INTO visits VALUES (1, ?, 0, ?, 0, false, 0, NULL, ?, ?, [], [], [], [], [], [], [], []`+texts.String()+`, ?)`,
+			day, len(pages), visitor, pages, visitor)
 		if err != nil {
 			t.Fatal(err)
 		}

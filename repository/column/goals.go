@@ -41,12 +41,14 @@ type GoalRow struct {
 // StartGoalCounts builds the part's statement and runs it beside the caller; wait returns its
 // rows.
 func (s *Store) StartGoalCounts(ctx context.Context, p GoalPart) (wait func() ([]GoalRow, error)) {
-	b := &partBuild{p: p.Part}
+	b := &partBuild{p: p.Part, s: s}
 	sqlText, err := b.goalStatement(ctx, p)
 	if err != nil {
 		return func() ([]GoalRow, error) { return nil, err }
 	}
-	return beside(func() ([]GoalRow, error) { return s.readGoalRows(ctx, sqlText, b.args, len(p.Pages.Words)) })
+	return runBeside(ctx, b, sqlText, func(sqlText string) ([]GoalRow, error) {
+		return s.readGoalRows(ctx, sqlText, b.args, len(p.Pages.Words))
+	})
 }
 
 func (s *Store) readGoalRows(ctx context.Context, sqlText string, args []any, words int) ([]GoalRow, error) {

@@ -90,11 +90,12 @@ func Supports(dims []query.Field, filters []query.Filter, asked []query.Metric, 
 }
 
 // partBuild collects a Part's SQL arguments (DuckDB's numbered placeholders) and the
-// statement's tables of hits (hitSet).
+// selections its statement joins with (selections.go), which s keeps.
 type partBuild struct {
 	p    Part
+	s    *Store
 	args []any
-	sets []string
+	sels []selection
 }
 
 func (b *partBuild) arg(v any) string {
@@ -105,12 +106,26 @@ func (b *partBuild) arg(v any) string {
 // Start builds the part's statement (calling p.Matched now, never beside the caller) and runs
 // it beside the caller, which reads the other days meanwhile; wait returns its rows.
 func (s *Store) Start(ctx context.Context, p Part) (wait func() (Rows, error)) {
-	b := &partBuild{p: p}
+	b := &partBuild{p: p, s: s}
 	sqlText, err := b.statement(ctx)
 	if err != nil {
 		return func() (Rows, error) { return Rows{}, err }
 	}
-	return beside(func() (Rows, error) { return s.read(ctx, sqlText, b.args, len(p.Dimensions)) })
+	return runBeside(ctx, b, sqlText, func(sqlText string) (Rows, error) { return s.read(ctx, sqlText, b.args, len(p.Dimensions)) })
+}
+
+// runBeside runs, beside the caller, run with the build's statement naming its selections'
+// tables, made first when they are not kept.
+func runBeside[T any](ctx context.Context, b *partBuild, sqlText string, run func(sqlText string) (T, error)) (wait func() (T, error)) {
+	return beside(func() (T, error) {
+		named, release, err := b.s.withSelections(ctx, sqlText, b.sels)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		defer release()
+		return run(named)
+	})
 }
 
 // beside runs run in a goroutine of its own; the function returned waits for its answer.
@@ -188,6 +203,7 @@ func (b *partBuild) statement(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	pagesFrom := len(b.args) // pages' arguments: a selection takes them (a long list)
 	pages, err := b.pagesKept(ctx)
 	if err != nil {
 		return "", err
@@ -209,8 +225,7 @@ func (b *partBuild) statement(ctx context.Context) (string, error) {
 		pv, ev := "pageviews", "events"
 		switch {
 		case strings.Contains(pages, "SELECT"): // a long list, which a lambda cannot join
-			set := b.hitSet(strings.ReplaceAll(pages, element, "x"))
-			pv = "coalesce((SELECT n FROM " + set + " WHERE " + set + ".r = visits.rowid), 0)"
+			pv = b.selectedHits(strings.ReplaceAll(pages, element, "x"), pagesFrom)
 		case pages != "":
 			pv = "len(list_filter(pages, lambda x: " + strings.ReplaceAll(pages, element, "x") + "))"
 		}
@@ -230,7 +245,7 @@ func (b *partBuild) statement(ctx context.Context) (string, error) {
 	if len(groups) > 0 {
 		groupBy = " GROUP BY " + strings.Join(groups, ", ")
 	}
-	return b.with() + `SELECT ` + strings.Join(append(outer, ""), ", ") + `count(*) FILTER (WHERE first), ` + rkey + `,
+	return `SELECT ` + strings.Join(append(outer, ""), ", ") + `count(*) FILTER (WHERE first), ` + rkey + `,
 		count(*) FILTER (WHERE first), coalesce(sum(pv), 0)::BIGINT, coalesce(sum(ev), 0)::BIGINT,
 		count(*) FILTER (WHERE first AND bounce), coalesce(sum(seconds) FILTER (WHERE first), 0)::BIGINT
 		FROM (` + u + `) AS u` + groupBy, nil
@@ -258,20 +273,20 @@ type Counts struct {
 // StartEvents counts, beside the caller, the values of the event statistic (name:value:unit,
 // as v1's event lists read them) of the part's visits (p.Dimensions unused).
 func (s *Store) StartEvents(ctx context.Context, p Part) (wait func() (Counts, error)) {
-	b := &partBuild{p: p}
+	b := &partBuild{p: p, s: s}
 	where, err := b.where(ctx)
 	if err != nil {
 		return func() (Counts, error) { return Counts{}, err }
 	}
-	sqlText := b.with() + `SELECT e, count(*)::BIGINT FROM (SELECT unnest(evs) AS e FROM visits WHERE ` + where + `) AS u GROUP BY e`
-	return s.startValueCounts(ctx, sqlText, b.args)
+	sqlText := `SELECT e, count(*)::BIGINT FROM (SELECT unnest(evs) AS e FROM visits WHERE ` + where + `) AS u GROUP BY e`
+	return s.startValueCounts(ctx, b, sqlText)
 }
 
 // startValueCounts runs, beside the caller, a statement of (value, count) rows.
-func (s *Store) startValueCounts(ctx context.Context, sqlText string, args []any) (wait func() (Counts, error)) {
-	return beside(func() (Counts, error) {
+func (s *Store) startValueCounts(ctx context.Context, b *partBuild, sqlText string) (wait func() (Counts, error)) {
+	return runBeside(ctx, b, sqlText, func(sqlText string) (Counts, error) {
 		var out Counts
-		err := s.scanEach(ctx, sqlText, args, func(rows *sql.Rows) error {
+		err := s.scanEach(ctx, sqlText, b.args, func(rows *sql.Rows) error {
 			var v string
 			var n int64
 			err := rows.Scan(&v, &n)
@@ -286,7 +301,7 @@ func (s *Store) startValueCounts(ctx context.Context, sqlText string, args []any
 // (p.Dimensions unused), as v1's property lists read them: the keys, each with the hits that
 // carried it, when key is "", else the values of key.
 func (s *Store) StartProps(ctx context.Context, p Part, key string) (wait func() (Counts, error)) {
-	b := &partBuild{p: p}
+	b := &partBuild{p: p, s: s}
 	where, err := b.where(ctx)
 	if err != nil {
 		return func() (Counts, error) { return Counts{}, err }
@@ -296,8 +311,8 @@ func (s *Store) StartProps(ctx context.Context, p Part, key string) (wait func()
 		prefix := b.arg(stats.PropPair(key, ""))
 		value, only = `substr(u.p, length(`+prefix+`) + 1)`, ` WHERE starts_with(u.p, `+prefix+`)`
 	}
-	sqlText := b.with() + `SELECT ` + value + `, count(*)::BIGINT FROM (SELECT unnest(props) AS p FROM visits WHERE ` + where + `) AS u` + only + ` GROUP BY 1`
-	return s.startValueCounts(ctx, sqlText, b.args)
+	sqlText := `SELECT ` + value + `, count(*)::BIGINT FROM (SELECT unnest(props) AS p FROM visits WHERE ` + where + `) AS u` + only + ` GROUP BY 1`
+	return s.startValueCounts(ctx, b, sqlText)
 }
 
 // StartCounts counts, beside the caller, the part's visits by each value of each of the
@@ -305,7 +320,7 @@ func (s *Store) StartProps(ctx context.Context, p Part, key string) (wait func()
 // several names are read from the rows), so that the filters are tested once; wait returns
 // each field's counts, in fields' order.
 func (s *Store) StartCounts(ctx context.Context, p Part, fields []query.Field) (wait func() ([]Counts, error)) {
-	b := &partBuild{p: p}
+	b := &partBuild{p: p, s: s}
 	where, err := b.where(ctx)
 	if err != nil {
 		return func() ([]Counts, error) { return nil, err }
@@ -317,9 +332,9 @@ func (s *Store) StartCounts(ctx context.Context, p Part, fields []query.Field) (
 		cols, sets = append(cols, c), append(sets, "("+c+")")
 		fmt.Fprintf(&which, " WHEN GROUPING(%s) = 0 THEN %d", c, i)
 	}
-	sqlText := b.with() + `SELECT CASE` + which.String() + ` END, coalesce(` + strings.Join(cols, ", ") + `), count(*)::BIGINT
+	sqlText := `SELECT CASE` + which.String() + ` END, coalesce(` + strings.Join(cols, ", ") + `), count(*)::BIGINT
 		FROM visits WHERE ` + where + ` GROUP BY GROUPING SETS (` + strings.Join(sets, ", ") + `)`
-	return beside(func() ([]Counts, error) {
+	return runBeside(ctx, b, sqlText, func(sqlText string) ([]Counts, error) {
 		out := make([]Counts, len(fields))
 		err := s.scanEach(ctx, sqlText, b.args, func(rows *sql.Rows) error {
 			var set int
@@ -346,17 +361,17 @@ type PageEngagement struct {
 // StartEngagement sums, beside the caller, the engagement of the part's visits on the pages
 // (p.Dimensions unused); wait returns the pages' that have some.
 func (s *Store) StartEngagement(ctx context.Context, p Part, pages []string) (wait func() ([]PageEngagement, error)) {
-	b := &partBuild{p: p}
+	b := &partBuild{p: p, s: s}
 	where, err := b.where(ctx)
 	if err != nil {
 		return func() ([]PageEngagement, error) { return nil, err }
 	}
-	sqlText := b.with() + `SELECT page, count(*) FILTER (WHERE ms >= 0), coalesce(sum(ms) FILTER (WHERE ms >= 0), 0)::BIGINT,
+	sqlText := `SELECT page, count(*) FILTER (WHERE ms >= 0), coalesce(sum(ms) FILTER (WHERE ms >= 0), 0)::BIGINT,
 			count(*) FILTER (WHERE depth >= 0), coalesce(sum(depth) FILTER (WHERE depth >= 0), 0)::BIGINT
 		FROM (SELECT unnest(eng_pages) AS page, unnest(eng_ms) AS ms, unnest(eng_depth) AS depth
 			FROM visits WHERE ` + where + ` AND len(eng_pages) > 0) AS e
 		WHERE ` + b.inList("page", pages) + ` GROUP BY page`
-	return beside(func() ([]PageEngagement, error) {
+	return runBeside(ctx, b, sqlText, func(sqlText string) ([]PageEngagement, error) {
 		var out []PageEngagement
 		err := s.scanEach(ctx, sqlText, b.args, func(rows *sql.Rows) error {
 			var e PageEngagement
@@ -400,31 +415,25 @@ func (b *partBuild) pagesKept(ctx context.Context) (string, error) {
 	return strings.Join(preds, " AND "), nil
 }
 
-// hitSet is the table of the pageviews of the part's range whose page (x) pred holds, one row
-// a visit (r: its rowid) with how many (n), made once for the statement; it answers a visit
-// condition on its pages by a join, where testing each visit's list against a long list of
-// pages compared every pair.
-func (b *partBuild) hitSet(pred string) string {
-	name := fmt.Sprintf("s%d", len(b.sets))
-	b.sets = append(b.sets, name+` AS (SELECT r, count(*)::BIGINT AS n FROM hits WHERE `+pred+` GROUP BY r)`)
-	return name
-}
-
-// with is the statement's WITH clause of its hit sets and the tables more, or "".
-func (b *partBuild) with(more ...string) string {
-	tables := more
-	if len(b.sets) > 0 {
-		tables = append(append([]string{`hits AS (SELECT rowid AS r, unnest(pages) AS x FROM visits WHERE ` + b.rangeCond() + `)`}, b.sets...), more...)
-	}
+// with is the statement's WITH clause of the tables, or "".
+func (b *partBuild) with(tables ...string) string {
 	if len(tables) == 0 {
 		return ""
 	}
 	return "WITH " + strings.Join(tables, ", ") + " "
 }
 
-// hasPage is the condition of a visit one of whose pages pred (on element) holds.
-func (b *partBuild) hasPage(pred string) string {
-	return "rowid IN (SELECT r FROM " + b.hitSet(strings.ReplaceAll(pred, element, "x")) + ")"
+// hasPage is the condition of a visit one of whose pages pred (on element; its arguments
+// b.args[from:]) holds: a join with its selection, where testing each visit's list against a
+// long list of pages compared every pair.
+func (b *partBuild) hasPage(pred string, from int) string {
+	return "vid IN (SELECT vid FROM " + b.selectionOf(strings.ReplaceAll(pred, element, "x"), from) + ")"
+}
+
+// selectedHits is the SQL of a visit's pageviews whose page (x) pred holds, pred's arguments
+// b.args[from:].
+func (b *partBuild) selectedHits(pred string, from int) string {
+	return "coalesce((SELECT n FROM " + b.selectionOf(pred, from) + " AS sel WHERE sel.vid = visits.vid), 0)"
 }
 
 // inList is the condition of x being one of the values: an IN list of a few, a join with the
@@ -453,8 +462,8 @@ func (b *partBuild) goalHits(g Goal) string {
 		if len(g.Pages) == 0 {
 			return "0"
 		}
-		set := b.hitSet(b.inList("x", g.Pages))
-		return "coalesce((SELECT n FROM " + set + " WHERE " + set + ".r = visits.rowid), 0)"
+		from := len(b.args)
+		return b.selectedHits(b.inList("x", g.Pages), from)
 	}
 	return "len(list_filter(names, lambda x: x = " + b.arg(g.Event) + ")) + len(list_filter(oldnames, lambda x: x = " + b.arg(g.Encoded) + "))"
 }
@@ -465,10 +474,11 @@ func (b *partBuild) goalCond(g Goal) string {
 		if len(g.Pages) == 0 {
 			return "false"
 		}
-		if len(g.Pages) <= 8 {
+		if len(g.Pages) <= b.s.ListedPages {
 			return b.hasAny("pages", g.Pages)
 		}
-		return b.hasPage(b.inList(element, g.Pages))
+		from := len(b.args)
+		return b.hasPage(b.inList(element, g.Pages), from)
 	}
 	return "(list_contains(names, " + b.arg(g.Event) + ") OR list_contains(oldnames, " + b.arg(g.Encoded) + "))"
 }
@@ -580,10 +590,11 @@ func (b *partBuild) pageCond(ctx context.Context, f query.Filter) (string, error
 		if len(list) == 0 {
 			return "false", nil
 		}
-		if len(list) <= 8 {
+		if len(list) <= b.s.ListedPages {
 			return b.hasAny("pages", list), nil
 		}
 	}
+	from := len(b.args)
 	pred, err := b.leaf(ctx, f, element)
 	if err != nil {
 		return "", err
@@ -591,7 +602,7 @@ func (b *partBuild) pageCond(ctx context.Context, f query.Filter) (string, error
 	if f.Negated() {
 		pred = "NOT (" + pred + ")"
 	}
-	return b.hasPage(pred), nil
+	return b.hasPage(pred, from), nil
 }
 
 // leaf is the positive predicate of a leaf on the stored value e (a visit-level column, or a
