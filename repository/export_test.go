@@ -9,6 +9,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository/closed"
 	"github.com/analytics-service/analytics/repository/counters"
+	"github.com/analytics-service/analytics/repository/pgsettings"
 )
 
 // SplitRange and RangePart expose counters.Split to the external tests: weeks and months are the
@@ -26,7 +27,7 @@ func SplitRange(from, to, weeks, months time.Time) []RangePart {
 	return out
 }
 
-var WithSessionSettings = withSessionSettings
+var WithSessionSettings = pgsettings.WithSession
 
 // VisitRowChunk is the most rows one statement of AddVisitBatch writes.
 const VisitRowChunk = counters.VisitRowChunk

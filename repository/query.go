@@ -14,6 +14,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository/pgsettings"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -492,12 +493,12 @@ const defaultMaxRepeats = 50_000
 // repeatedVisitorDays reads the visitor-days with more than one visit among the visit rows
 // where base holds (the range's, before any filter), as repeatKey numbers, from the primary key
 // alone. Its index order (website, day, visitor) already groups each visitor-day, so the rows
-// are counted as they stream, without hashing (withoutHashAgg; docs/engine.md says what it
+// are counted as they stream, without hashing (pgsettings.WithoutHashAgg; docs/engine.md says what it
 // saved).
 func repeatedVisitorDays(ctx context.Context, tx *sqlx.Tx, base string, args []any) ([]int64, error) {
 	var keys []int64
 	q := `SELECT ` + repeatKey + ` FROM visit_rows WHERE ` + base + ` GROUP BY day, visitor HAVING count(*) > 1`
-	if err := withoutHashAgg(ctx, tx, func() error { return tx.SelectContext(ctx, &keys, q, args...) }); err != nil {
+	if err := pgsettings.WithoutHashAgg(ctx, tx, func() error { return tx.SelectContext(ctx, &keys, q, args...) }); err != nil {
 		return nil, fmt.Errorf("repeated visitors: %w", err)
 	}
 	return keys, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/analytics-service/analytics/repository/closed"
 	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/repository/counters"
+	"github.com/analytics-service/analytics/repository/pgsettings"
 	"github.com/analytics-service/analytics/repository/store"
 	"github.com/analytics-service/analytics/repository/ttlcache"
 )
@@ -97,7 +98,7 @@ func OpenPools(ctx context.Context, url string, readTimeout time.Duration) (*Poo
 		if pool.db == &p.Reads && readTimeout > 0 {
 			settings = append(settings, [2]string{"statement_timeout", fmt.Sprint(readTimeout.Milliseconds())})
 		}
-		db, err := open(ctx, withSettings(url, settings), pool.conns)
+		db, err := open(ctx, pgsettings.With(url, settings), pool.conns)
 		if err != nil {
 			p.Close()
 			return nil, err
@@ -151,14 +152,14 @@ func TimedOut(err error) bool {
 }
 
 // Open connects to PostgreSQL with one pool of 20 connections (the commands' and the tests')
-// and checks the connection. Every connection gets sessionSettings, unless the connection
+// and checks the connection. Every connection gets pgsettings.Session, unless the connection
 // string sets them itself.
 func Open(ctx context.Context, url string) (*sqlx.DB, error) {
 	return open(ctx, url, 20)
 }
 
 func open(ctx context.Context, url string, conns int) (*sqlx.DB, error) {
-	db, err := sqlx.Open("postgres", withSessionSettings(url))
+	db, err := sqlx.Open("postgres", pgsettings.WithSession(url))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
