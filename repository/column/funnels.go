@@ -63,16 +63,7 @@ const (
 // selections (dropped once unused): a benchmark of a first view calls it first.
 func (s *Store) ForgetKept() {
 	s.funnels.Clear()
-	s.kept.mu.Lock()
-	var unused []*keptSelection
-	for key, k := range s.kept.byKey {
-		s.kept.retire(key, k)
-		if k.users == 0 {
-			unused = append(unused, k)
-		}
-	}
-	s.kept.mu.Unlock()
-	s.drop(unused)
+	s.drop(s.kept.retireAll())
 }
 
 func newFunnelCache() *ttlcache.Cache[string, FunnelCounts] {

@@ -119,10 +119,7 @@ func (ks *selections) use(key string, now time.Time) (k *keptSelection, mine boo
 	defer ks.mu.Unlock()
 	for other, o := range ks.byKey {
 		if now.Sub(o.made) >= selectionTTL || o.failed() {
-			ks.retire(other, o)
-			if o.users == 0 {
-				unused = append(unused, o)
-			}
+			unused = ks.retire(other, o, unused)
 		}
 	}
 	k, ok := ks.byKey[key]
@@ -144,12 +141,26 @@ func (k *keptSelection) failed() bool {
 	}
 }
 
-// retire takes the key's selection out of those found (under ks.mu); its table is dropped
-// once no statement reads it.
-func (ks *selections) retire(key string, k *keptSelection) {
+// retire takes the key's selection out of those found (under ks.mu) and adds it to unused
+// when no statement reads it, to drop now; else its last user drops it (release).
+func (ks *selections) retire(key string, k *keptSelection, unused []*keptSelection) []*keptSelection {
 	delete(ks.byKey, key)
 	k.retired = true
 	ks.rows -= k.rows
+	if k.users == 0 {
+		unused = append(unused, k)
+	}
+	return unused
+}
+
+// retireAll retires every selection (Store.ForgetKept); it returns those to drop now.
+func (ks *selections) retireAll() (unused []*keptSelection) {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	for key, k := range ks.byKey {
+		unused = ks.retire(key, k, unused)
+	}
+	return unused
 }
 
 // make runs the selection's statement into its table; the statement's context may end while
@@ -180,10 +191,7 @@ func (s *Store) make(ctx context.Context, k *keptSelection, sel selection) {
 		if oldest == nil {
 			break
 		}
-		s.kept.retire(oldestKey, oldest)
-		if oldest.users == 0 {
-			unused = append(unused, oldest)
-		}
+		unused = s.kept.retire(oldestKey, oldest, unused)
 	}
 	s.kept.mu.Unlock()
 	close(k.done)
