@@ -4,21 +4,22 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/analytics-service/analytics/repository/daypages"
 	"github.com/analytics-service/analytics/repository/ttlcache"
 	"github.com/analytics-service/analytics/stats"
 )
 
 // A goal's visitors and events are summed over days, and a closed day's never change (as its
-// pages, goal_pages.go): so the goals list's numbers of a website's closed days are kept in
+// pages, package daypages): so the goals list's numbers of a website's closed days are kept in
 // memory (Repository.conversions), for the same days and goals, and an unfiltered list reads
-// only the days still open. Entries expire after closedTTL all the same, and the cache is
+// only the days still open. Entries expire after daypages.TTL all the same, and the cache is
 // emptied past closedConversionsMax entries.
 
 const closedConversionsMax = 1_000
 
 // newClosedConversions is the cache of the goals' numbers of closed days, by conversionKey.
 func newClosedConversions() *ttlcache.Cache[string, *goalCounts] {
-	return ttlcache.New[string](closedTTL, closedConversionsMax, func(*goalCounts) int { return 1 })
+	return ttlcache.New[string](daypages.TTL, closedConversionsMax, func(*goalCounts) int { return 1 })
 }
 
 // conversionKey names a website's days and goals (what each goal compares, in order) and the
@@ -30,6 +31,13 @@ func conversionKey(websiteID, generation int64, days []string, goals []stats.Goa
 	for _, d := range days {
 		b.WriteString(" " + d)
 	}
+	return b.String() + goalsKey(goals)
+}
+
+// goalsKey names what each goal compares, in order: its kind, pattern and event name, which
+// alone decide the pages and names it matches whatever the range.
+func goalsKey(goals []stats.Goal) string {
+	var b strings.Builder
 	for _, g := range goals {
 		b.WriteString("\x00" + g.Kind + "\x00" + g.Page + "\x00" + g.Event)
 	}

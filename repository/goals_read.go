@@ -290,7 +290,7 @@ func (v rowReader) countGoals(ctx context.Context, goals []stats.Goal, days []st
 		}
 		var counts map[string]int64
 		if days != nil {
-			counts, err = v.repo.rangePageviews(gctx, v.websiteID, days, closed)
+			counts, err = v.repo.dayPages.Pageviews(gctx, v.websiteID, days, closed)
 		} else {
 			counts, err = v.repo.pageCounts(gctx, s)
 		}

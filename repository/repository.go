@@ -17,6 +17,7 @@ import (
 	"github.com/analytics-service/analytics/repository/closed"
 	"github.com/analytics-service/analytics/repository/column"
 	"github.com/analytics-service/analytics/repository/counters"
+	"github.com/analytics-service/analytics/repository/daypages"
 	"github.com/analytics-service/analytics/repository/pgsettings"
 	"github.com/analytics-service/analytics/repository/store"
 	"github.com/analytics-service/analytics/repository/ttlcache"
@@ -44,7 +45,7 @@ type Repository struct {
 	// nil: this one.
 	collection *Repository
 	now        func() time.Time
-	pages      *ttlcache.Cache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
+	dayPages   *daypages.Reader // the days' pages, for goals and funnels (goal_pages.go)
 	// the goals' numbers of closed days (goals_closed.go)
 	conversions *ttlcache.Cache[string, *goalCounts]
 	// maxRepeats is how many visitor-days of several visits the query engine passes to a
@@ -60,8 +61,10 @@ func New(db *sqlx.DB, now func() time.Time) *Repository {
 	if now == nil {
 		now = time.Now
 	}
-	return &Repository{Repository: store.New(db, now), Writer: counters.New(db, now), db: db, reads: db, health: db, now: now,
-		pages: newClosedPages(), conversions: newClosedConversions(), maxRepeats: defaultMaxRepeats, closing: closed.New(db, now)}
+	r := &Repository{Repository: store.New(db, now), Writer: counters.New(db, now), db: db, reads: db, health: db, now: now,
+		conversions: newClosedConversions(), maxRepeats: defaultMaxRepeats, closing: closed.New(db, now)}
+	r.dayPages = daypages.New(db.DB, r.readRows, now) // r.readRows: the reads' pool, once Pools sets it
+	return r
 }
 
 // Pools are the service's connections to its database, apart by what must never wait for
