@@ -58,9 +58,10 @@ var columnStoreQueries = []struct{ metrics, dims, filters string }{
 	{`"visitors", "pageviews"`, `"event:page"`, `[["not", ["is", "event:props:size", ["L"]]], ["is", "event:props:plan", ["free"]]]`},
 }
 
-// columnStoreV1Filters are v1 filters the column store answers: visit-level values, pages, a
+// columnStoreV1Filters are v1 filters the column store answers: none, visit-level values, pages, a
 // referrer none of and a browser any of, a pageview goal and an event goal with a device.
 var columnStoreV1Filters = []stats.Filters{
+	nil, // the unfiltered funnels counted by day (column/funnel_days.go)
 	{{Name: stats.Country, Value: "DE:Germany"}},
 	{{Name: stats.Page, Value: "/docs"}},
 	{{Name: stats.Page, Op: stats.ContainsAny, Values: []string{"BLOG", "pric"}}},

@@ -123,8 +123,65 @@ func (r *Repository) startColumnFunnel(ctx context.Context, websiteID int64, day
 			pages[page] |= 1 << i
 		}
 	}
-	fp := column.FunnelPart{Part: p, Steps: len(goals), Pages: oneWord(pages), Names: oneWord(names)}
+	fp := column.FunnelPart{Part: p, Steps: len(goals), Pages: oneWord(pages), Names: oneWord(names), Goals: goalsKey(goals)}
 	return through, r.column.StartFunnel(ctx, fp), nil
+}
+
+// funnelDaysCounted is how many days through the last closed CountColumnFunnels counts: the
+// dashboard's last 30 days, this month and the last. A longer range counts its other days
+// at its first view. A year of every funnel would not fit the counts kept
+// (column.funnelDaysKept) past a few hundred websites, whose counts would then be emptied
+// and made again at each copy.
+const funnelDaysCounted = 62
+
+// CountColumnFunnels counts every website's funnels by day over the closed days (through
+// closed) that the column store holds, unfiltered, so that the first view of a dashboard
+// reads their sums (column/funnel_days.go); the service calls it after each copy of the
+// closed days, and the days counted before are not read again.
+func (r *Repository) CountColumnFunnels(ctx context.Context, closed time.Time) error {
+	if r.column == nil {
+		return nil
+	}
+	var sites []int64
+	if err := r.reads.SelectContext(ctx, &sites, `SELECT DISTINCT website_id FROM funnels ORDER BY 1`); err != nil {
+		return fmt.Errorf("funnels.count: websites: %w", err)
+	}
+	for _, site := range sites {
+		first, err := r.FunnelsFrom(ctx, site)
+		if err != nil {
+			return err
+		}
+		days := stats.Range{From: first, To: closed}
+		if yearAgo := closed.AddDate(0, 0, 1-funnelDaysCounted); yearAgo.After(first) {
+			days.From = yearAgo
+		}
+		if days.From.After(days.To) {
+			continue
+		}
+		funnels, err := r.Funnels(ctx, site)
+		if err != nil {
+			return err
+		}
+		for _, f := range funnels {
+			if err := r.countColumnFunnel(ctx, site, days, f); err != nil {
+				return fmt.Errorf("funnels.count: website %d, funnel %d: %w", site, f.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Repository) countColumnFunnel(ctx context.Context, site int64, days stats.Range, f stats.Funnel) error {
+	goals, err := r.funnelGoals(ctx, site, f)
+	if err != nil || len(goals) == 0 {
+		return err
+	}
+	_, wait, err := r.startColumnFunnel(ctx, site, days, nil, 1, goals)
+	if err != nil {
+		return err
+	}
+	_, err = wait()
+	return err
 }
 
 // oneWord is the mask table of texts with their bits, in the texts' order: the same funnel

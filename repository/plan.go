@@ -135,13 +135,16 @@ func countedBreakdown(f query.Field, metrics []query.Metric) bool {
 func (r *Repository) UseColumnStore(s *column.Store) { r.column = s }
 
 // SyncColumnStore copies the days closed in every zone (UTC-12's today a day behind UTC's;
-// repository/closed) to the store.
+// repository/closed) to the store, then counts the funnels of the days it copied.
 func (r *Repository) SyncColumnStore(ctx context.Context) error {
 	closed, err := r.closing.Last(ctx, dayOf(r.now().UTC()).AddDate(0, 0, -1))
 	if err != nil {
 		return err
 	}
-	return r.column.Sync(ctx, r.db.DB, closed)
+	if err := r.column.Sync(ctx, r.db.DB, closed); err != nil {
+		return err
+	}
+	return r.CountColumnFunnels(ctx, closed)
 }
 
 // columnDays is the last day of b's range, from its first on, that the column store answers:

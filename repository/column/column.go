@@ -45,7 +45,9 @@ type Store struct {
 	copies uint64 // the copies made so far: each held day's copy has its own number
 	// funnels are funnel parts' counts, by the statement and the copies it read (funnelKey).
 	funnels *ttlcache.Cache[string, FunnelCounts]
-	kept    *selections // the selections' tables (selections.go)
+	// funnelDays are unfiltered funnels' counts, by day and copy (funnel_days.go).
+	funnelDays *ttlcache.Cache[funnelDay, FunnelCounts]
+	kept       *selections // the selections' tables (selections.go)
 	// ListedPages is how many pages a page filter or a pageview goal's filter at most tests
 	// on each visit's list (one list_contains each, defaultListedPages); one of more joins
 	// its selection (selections.go).
@@ -117,7 +119,7 @@ func open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("column store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, held: map[int64]map[time.Time]heldDay{}, funnels: newFunnelCache(), kept: newSelections(),
+	s := &Store{db: db, path: path, held: map[int64]map[time.Time]heldDay{}, funnels: newFunnelCache(), funnelDays: newFunnelDays(), kept: newSelections(),
 		ListedPages: defaultListedPages}
 	if err := s.prepare(); err != nil {
 		db.Close()

@@ -19,6 +19,9 @@ type FunnelPart struct {
 	Part
 	Steps        int
 	Pages, Names MaskTable
+	// Goals names the steps' goals whatever the range (their kinds, patterns and names), or
+	// is "": an unfiltered exact part of named goals is counted by day (funnel_days.go).
+	Goals string
 }
 
 // FunnelCounts are a funnel part's visitors (distinct a day, summed over the days) and, by
@@ -31,11 +34,14 @@ type FunnelCounts struct {
 // StartFunnel builds the part's statement and runs it beside the caller; wait returns its
 // counts. A funnel's walk reads every visit of the part's days (a dashboard's unfiltered
 // funnel panel is most of its time), and the counts of the same statement over the same
-// copies of the days never change: they are kept for funnelTTL (s.funnels), as the goals'
-// numbers of closed days are.
+// copies of the days never change: an unfiltered part's are kept by day (funnel_days.go),
+// a filtered one's for funnelTTL (s.funnels), as the goals' numbers of closed days are.
 func (s *Store) StartFunnel(ctx context.Context, p FunnelPart) (wait func() (FunnelCounts, error)) {
+	if p.byDay() {
+		return s.startFunnelDays(ctx, p)
+	}
 	b := &partBuild{p: p.Part, s: s}
-	sqlText, err := b.funnelStatement(ctx, p)
+	sqlText, err := b.funnelStatement(ctx, p, false)
 	if err != nil {
 		return func() (FunnelCounts, error) { return FunnelCounts{}, err }
 	}
@@ -44,10 +50,11 @@ func (s *Store) StartFunnel(ctx context.Context, p FunnelPart) (wait func() (Fun
 		return func() (FunnelCounts, error) { return c.clone(), nil }
 	}
 	return runBeside(ctx, b, sqlText, func(sqlText string) (FunnelCounts, error) {
-		c, err := s.readFunnel(ctx, sqlText, b.args, p.Steps)
+		byDay, err := s.readFunnel(ctx, sqlText, b.args, p.Steps)
 		if err != nil {
 			return FunnelCounts{}, fmt.Errorf("column store: funnel: %w", err)
 		}
+		c := byDay[time.Time{}] // the sums of no day
 		s.funnels.Put(key, c.clone(), time.Now())
 		return c, nil
 	})
@@ -104,22 +111,47 @@ func (c FunnelCounts) clone() FunnelCounts {
 	return c
 }
 
+// add adds more's counts to c's, of as many steps.
+func (c *FunnelCounts) add(more FunnelCounts) {
+	c.Visitors += more.Visitors
+	for i, k := range more.Steps {
+		c.Steps[i] += k
+	}
+}
+
 // readFunnel walks each distinct sequence of hits once (funnel.Furthest) and counts its
 // visits of their own visitor-day, and for a visitor-day of several visits (rkey) the
-// furthest of them.
-func (s *Store) readFunnel(ctx context.Context, sqlText string, args []any, steps int) (FunnelCounts, error) {
-	out := FunnelCounts{Steps: make([]int64, steps)}
-	repeated := map[int64]int{}
+// furthest of them; by the statement's days, the zero time for a statement of no day.
+func (s *Store) readFunnel(ctx context.Context, sqlText string, args []any, steps int) (map[time.Time]FunnelCounts, error) {
+	out := map[time.Time]FunnelCounts{}
+	of := func(day time.Time) FunnelCounts {
+		c, ok := out[day]
+		if !ok {
+			c = FunnelCounts{Steps: make([]int64, steps)}
+		}
+		return c
+	}
+	type visitorDay struct {
+		day  time.Time
+		rkey int64
+	}
+	repeated := map[visitorDay]int{}
 	var bits []uint8
 	err := s.scanEach(ctx, sqlText, args, func(rows *sql.Rows) error {
-		var seqValue, rkeysValue any
+		var dayValue, seqValue, rkeysValue any
 		var alone int64
-		if err := rows.Scan(&seqValue, &alone, &rkeysValue); err != nil {
+		if err := rows.Scan(&dayValue, &seqValue, &alone, &rkeysValue); err != nil {
 			return err
 		}
+		var day time.Time
+		if t, ok := dayValue.(time.Time); ok {
+			day = dayOf(t)
+		}
+		c := of(day)
+		defer func() { out[day] = c }()
 		seq, ok := seqValue.([]any)
 		if !ok {
-			out.Visitors = alone
+			c.Visitors = alone
 			return nil
 		}
 		rkeys, _ := rkeysValue.([]any)
@@ -129,17 +161,20 @@ func (s *Store) readFunnel(ctx context.Context, sqlText string, args []any, step
 		}
 		k := funnel.Furthest(bits, steps)
 		for i := range k {
-			out.Steps[i] += alone
+			c.Steps[i] += alone
 		}
 		for _, r := range rkeys {
-			repeated[r.(int64)] = max(repeated[r.(int64)], k)
+			d := visitorDay{day, r.(int64)}
+			repeated[d] = max(repeated[d], k)
 		}
 		return nil
 	})
-	for _, k := range repeated {
+	for d, k := range repeated {
+		c := of(d.day)
 		for i := range k {
-			out.Steps[i]++
+			c.Steps[i]++
 		}
+		out[d.day] = c
 	}
 	return out, err
 }
@@ -150,25 +185,30 @@ func (s *Store) readFunnel(ctx context.Context, sqlText string, args []any, step
 // pages before it (evat) at p<<32 + j<<8, between page p and page p+1, the bits in the low 8
 // (stats.MaxFunnelSteps is 8).
 // The visits of one sequence are counted together: those of their own visitor-day, and the
-// visitor-days (rkey) of the others. The row with no sequence is every visitor.
-func (b *partBuild) funnelStatement(ctx context.Context, p FunnelPart) (string, error) {
+// visitor-days (rkey) of the others. The row with no sequence is every visitor. byDay counts
+// each day apart (a visitor-day lies within its day), else the first column is NULL.
+func (b *partBuild) funnelStatement(ctx context.Context, p FunnelPart, byDay bool) (string, error) {
 	where, err := b.where(ctx)
 	if err != nil {
 		return "", err
 	}
+	day, byDays, bySeq := "NULL::DATE", "", "seq"
+	if byDay {
+		day, byDays, bySeq = "d", " GROUP BY d", "d, seq"
+	}
 	var hits []string
 	if len(p.Pages.Texts) > 0 {
-		hits = append(hits, `SELECT r, rkey, (n::BIGINT << 32) | t.m0 AS o
-			FROM (SELECT r, rkey, unnest(pages) AS x, generate_subscripts(pages, 1) AS n FROM m) AS h JOIN `+b.from(p.Pages)+` AS t ON t.text = h.x`)
+		hits = append(hits, `SELECT r, d, rkey, (n::BIGINT << 32) | t.m0 AS o
+			FROM (SELECT r, d, rkey, unnest(pages) AS x, generate_subscripts(pages, 1) AS n FROM m) AS h JOIN `+b.from(p.Pages)+` AS t ON t.text = h.x`)
 	}
 	if len(p.Names.Texts) > 0 {
-		hits = append(hits, `SELECT r, rkey, (pb::BIGINT << 32) | (n::BIGINT << 8) | t.m0 AS o
-			FROM (SELECT r, rkey, unnest(names) AS x, unnest(evat) AS pb, generate_subscripts(names, 1) AS n FROM m WHERE len(names) > 0) AS h
+		hits = append(hits, `SELECT r, d, rkey, (pb::BIGINT << 32) | (n::BIGINT << 8) | t.m0 AS o
+			FROM (SELECT r, d, rkey, unnest(names) AS x, unnest(evat) AS pb, generate_subscripts(names, 1) AS n FROM m WHERE len(names) > 0) AS h
 			JOIN `+b.from(p.Names)+` AS t ON t.text = h.x`)
 	}
-	out := `SELECT NULL::BIGINT[], (count(*) FILTER (WHERE rkey IS NULL) + count(DISTINCT rkey))::BIGINT, NULL::BIGINT[] FROM m`
+	out := `SELECT ` + day + `, NULL::BIGINT[], (count(*) FILTER (WHERE rkey IS NULL) + count(DISTINCT rkey))::BIGINT, NULL::BIGINT[] FROM m` + byDays
 	// m is read three times: materialized, its lists cost more to keep than to read again.
-	m := `m AS NOT MATERIALIZED (SELECT rowid AS r, rkey, pages, names, evat FROM visits WHERE ` + where + `)`
+	m := `m AS NOT MATERIALIZED (SELECT rowid AS r, day AS d, rkey, pages, names, evat FROM visits WHERE ` + where + `)`
 	if len(hits) == 0 {
 		return b.with(m) + out, nil
 	}
@@ -179,7 +219,7 @@ func (b *partBuild) funnelStatement(ctx context.Context, p FunnelPart) (string, 
 	h += `)`
 	// list_sort of the unordered list: an ordered aggregate (or a fold with a lambda) cost
 	// twice the statement.
-	v := `v AS (SELECT rkey, list_sort(list(o)) AS seq FROM h GROUP BY r, rkey HAVING bool_or(o & 1 = 1))`
+	v := `v AS (SELECT d, rkey, list_sort(list(o)) AS seq FROM h GROUP BY r, d, rkey HAVING bool_or(o & 1 = 1))`
 	return b.with(m, h, v) + out + ` UNION ALL
-		SELECT seq, count(*) FILTER (WHERE rkey IS NULL), coalesce(list(rkey) FILTER (WHERE rkey IS NOT NULL), []) FROM v GROUP BY seq`, nil
+		SELECT ` + day + `, seq, count(*) FILTER (WHERE rkey IS NULL), coalesce(list(rkey) FILTER (WHERE rkey IS NOT NULL), []) FROM v GROUP BY ` + bySeq, nil
 }
