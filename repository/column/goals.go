@@ -151,7 +151,14 @@ func (b *partBuild) goalStatement(ctx context.Context, p GoalPart) (string, erro
 			LEFT JOIN `+b.from(p.Names)+` AS n ON n.text = h.name LEFT JOIN `+b.from(p.OldNames)+` AS o ON o.text = h.old
 			WHERE n.text IS NOT NULL OR o.text IS NOT NULL`))
 	}
-	m := `m AS MATERIALIZED (SELECT (` + key + `) AS k, day, visitor, rkey AS rk, pages, names, oldnames
+	// m is read three or four times. Unfiltered, reading the file again costs less than
+	// keeping every visit's lists; a filter is tested once (docs/big-sites.md, "The goals'
+	// statement: read again or kept").
+	mat := "MATERIALIZED"
+	if len(p.Filters) == 0 {
+		mat = "NOT MATERIALIZED"
+	}
+	m := `m AS ` + mat + ` (SELECT (` + key + `) AS k, day, visitor, rkey AS rk, pages, names, oldnames
 		FROM visits WHERE ` + strings.Join(conds, " AND ") + `)`
 	return b.with(m) + strings.Join(parts, " UNION ALL "), nil
 }
