@@ -66,8 +66,9 @@ func BenchmarkBigSite(b *testing.B) {
 	columns := benchKnob(b, "BENCH_COLUMN", 1, 0)
 	parts := benchKnob(b, "BENCH_PARTS", 0, 0)
 	rowsOnly := repository.New(f.db, nil)
-	// cold empties what the column store keeps (funnel counts, selections), so that every
-	// call is timed as the first view of it is; the unfiltered dashboard is timed warm too.
+	// cold empties what the column store keeps for the next reads (a filtered funnel's
+	// counts, selections), so that every call is timed as the first view of it is; the
+	// unfiltered dashboard is timed warm too. forgetCounted empties the funnels' counts by day.
 	cold, forgetCounted := func() {}, func() {}
 	closed := last.AddDate(0, 0, -benchKnob(b, "BENCH_OPEN_DAYS", 0, 0))
 	if columns > 0 {

@@ -152,8 +152,8 @@ func (r *Repository) CountColumnFunnels(ctx context.Context, closed time.Time) e
 			return err
 		}
 		days := stats.Range{From: first, To: closed}
-		if yearAgo := closed.AddDate(0, 0, 1-funnelDaysCounted); yearAgo.After(first) {
-			days.From = yearAgo
+		if oldest := closed.AddDate(0, 0, 1-funnelDaysCounted); oldest.After(first) {
+			days.From = oldest
 		}
 		if days.From.After(days.To) {
 			continue
@@ -171,6 +171,8 @@ func (r *Repository) CountColumnFunnels(ctx context.Context, closed time.Time) e
 	return nil
 }
 
+// countColumnFunnel counts a funnel's days over the range in the column store, unfiltered and
+// exact, as a view of it does (the counts kept there are what it is for).
 func (r *Repository) countColumnFunnel(ctx context.Context, site int64, days stats.Range, f stats.Funnel) error {
 	goals, err := r.funnelGoals(ctx, site, f)
 	if err != nil || len(goals) == 0 {
