@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// Cache keeps values for ttl, and empties itself when a new value would take its weight past
-// max: a value's weight is what weigh says it costs (its pages, or 1). Its zero value is not
+// Cache keeps values for ttl. When a new value would take its weight past max it drops the
+// expired ones, and empties itself if that is not enough: a value's weight is what weigh
+// says it costs (its pages, or 1). Its zero value is not
 // usable: New makes one. Safe for concurrent use.
 type Cache[K comparable, V any] struct {
 	ttl   time.Duration
@@ -50,10 +51,24 @@ func (c *Cache[K, V]) Put(k K, v V, now time.Time) {
 		c.weight -= c.weigh(old.value)
 	}
 	if c.weight+w > c.max {
+		c.dropExpired(now)
+	}
+	if c.weight+w > c.max {
 		c.entries, c.weight = map[K]entry[V]{}, 0
 	}
 	c.entries[k] = entry[V]{value: v, fetched: now}
 	c.weight += w
+}
+
+// dropExpired drops the entries put ttl or more before now: a full cache makes room with
+// them before it empties itself, so that what is still fresh is kept.
+func (c *Cache[K, V]) dropExpired(now time.Time) {
+	for k, e := range c.entries {
+		if now.Sub(e.fetched) >= c.ttl {
+			c.weight -= c.weigh(e.value)
+			delete(c.entries, k)
+		}
+	}
 }
 
 // Clear empties the cache.

@@ -39,3 +39,28 @@ func TestCache(t *testing.T) {
 		t.Error("after Clear, the weight of the values cleared still counted")
 	}
 }
+
+// TestFullCacheDropsExpiredFirst: a cache that a value would take past its weight makes room
+// with the expired values and keeps the fresh ones; it empties itself only when that is not
+// enough.
+func TestFullCacheDropsExpiredFirst(t *testing.T) {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := New[string](time.Minute, 3, func(v []int) int { return len(v) })
+	c.Put("old", []int{1, 2}, start)
+	c.Put("fresh", []int{1}, start.Add(30*time.Second))
+	later := start.Add(time.Minute) // old expired, fresh not
+	c.Put("new", []int{1, 2}, later)
+	if _, ok := c.Get("fresh", later); !ok {
+		t.Error("a fresh value was dropped though the expired one made room")
+	}
+	if _, ok := c.Get("new", later); !ok {
+		t.Error("the value put is not kept")
+	}
+	c.Put("big", []int{1, 2, 3}, later) // 1+2+3 > 3, nothing expired: emptied
+	if _, ok := c.Get("fresh", later); ok {
+		t.Error("with nothing expired, a full cache kept its values past its weight")
+	}
+	if _, ok := c.Get("big", later); !ok {
+		t.Error("the value put after emptying is lost")
+	}
+}
