@@ -2,7 +2,6 @@ package column
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 )
@@ -20,15 +19,7 @@ func TestFunnelCountsKept(t *testing.T) {
 	day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	insert := func(visitor int, pages ...string) {
 		t.Helper()
-		var texts strings.Builder
-		for range textColumns() {
-			texts.WriteString(", ''")
-		}
-		_, err := s.db.Exec(`INSERT INTO visits VALUES (1, ?, 0, ?, 0, false, 0, NULL, ?, ?, [], [], [], [], [], [], [], []`+texts.String()+`, ?)`,
-			day, len(pages), visitor, pages, visitor)
-		if err != nil {
-			t.Fatal(err)
-		}
+		insertVisit(t, s, day, visitor, nil, int64(visitor), pages...)
 	}
 	insert(1, "/a", "/b")
 	insert(2, "/a")
@@ -74,15 +65,7 @@ func TestFunnelDayCounts(t *testing.T) {
 	day := func(i int) time.Time { return first.AddDate(0, 0, i) }
 	insert := func(d, visitor int, rkey any, pages ...string) {
 		t.Helper()
-		var texts strings.Builder
-		for range textColumns() {
-			texts.WriteString(", ''")
-		}
-		_, err := s.db.Exec(`INSERT INTO visits VALUES (1, ?, 0, ?, 0, false, 0, ?, ?, ?, [], [], [], [], [], [], [], []`+texts.String()+`, ?)`,
-			day(d), len(pages), rkey, visitor, pages, d<<32|visitor)
-		if err != nil {
-			t.Fatal(err)
-		}
+		insertVisit(t, s, day(d), visitor, rkey, int64(d<<32|visitor), pages...)
 	}
 	insert(0, 1, nil, "/a", "/b")
 	insert(0, 2, nil, "/a")

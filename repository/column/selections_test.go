@@ -3,7 +3,6 @@ package column
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,15 +31,7 @@ func newSelectionFixture(t *testing.T) *selectionFixture {
 // add writes a visit of the pages (as a copy would: its vid its place in the day).
 func (f *selectionFixture) add(t *testing.T, pages ...string) {
 	t.Helper()
-	var texts strings.Builder
-	for range textColumns() {
-		texts.WriteString(", ''")
-	}
-	_, err := f.s.db.Exec(`INSERT INTO visits VALUES (1, ?, 0, ?, 0, false, 0, NULL, ?, ?, [], [], [], [], [], [], [], []`+texts.String()+`, ?)`,
-		f.day, len(pages), f.visits, pages, f.visits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	insertVisit(t, f.s, f.day, f.visits, nil, int64(f.visits), pages...)
 	f.visits++
 }
 
