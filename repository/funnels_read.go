@@ -137,53 +137,57 @@ const funnelDaysCounted = 62
 // CountColumnFunnels counts every website's funnels by day over the closed days (through
 // closed) that the column store holds, unfiltered, so that the first view of a dashboard
 // reads their sums (column/funnel_days.go); the service calls it after each copy of the
-// closed days, and the days counted before are not read again.
-func (r *Repository) CountColumnFunnels(ctx context.Context, closed time.Time) error {
+// closed days, and the days counted before are not read again. days is how many funnel
+// days it read.
+func (r *Repository) CountColumnFunnels(ctx context.Context, closed time.Time) (days int, err error) {
 	if r.column == nil {
-		return nil
+		return 0, nil
 	}
 	var sites []int64
 	if err := r.reads.SelectContext(ctx, &sites, `SELECT DISTINCT website_id FROM funnels ORDER BY 1`); err != nil {
-		return fmt.Errorf("funnels.count: websites: %w", err)
+		return 0, fmt.Errorf("funnels.count: websites: %w", err)
 	}
 	for _, site := range sites {
 		first, err := r.FunnelsFrom(ctx, site)
 		if err != nil {
-			return err
+			return days, err
 		}
-		days := stats.Range{From: first, To: closed}
+		rng := stats.Range{From: first, To: closed}
 		if oldest := closed.AddDate(0, 0, 1-funnelDaysCounted); oldest.After(first) {
-			days.From = oldest
+			rng.From = oldest
 		}
-		if days.From.After(days.To) {
+		if rng.From.After(rng.To) {
 			continue
 		}
 		funnels, err := r.Funnels(ctx, site)
 		if err != nil {
-			return err
+			return days, err
 		}
 		for _, f := range funnels {
-			if err := r.countColumnFunnel(ctx, site, days, f); err != nil {
-				return fmt.Errorf("funnels.count: website %d, funnel %d: %w", site, f.ID, err)
+			read, err := r.countColumnFunnel(ctx, site, rng, f)
+			if err != nil {
+				return days, fmt.Errorf("funnels.count: website %d, funnel %d: %w", site, f.ID, err)
 			}
+			days += read
 		}
 	}
-	return nil
+	return days, nil
 }
 
 // countColumnFunnel counts a funnel's days over the range in the column store, unfiltered and
-// exact, as a view of it does (the counts kept there are what it is for).
-func (r *Repository) countColumnFunnel(ctx context.Context, site int64, days stats.Range, f stats.Funnel) error {
+// exact, as a view of it does (the counts kept there are what it is for); read is how many
+// days it read.
+func (r *Repository) countColumnFunnel(ctx context.Context, site int64, days stats.Range, f stats.Funnel) (read int, err error) {
 	goals, err := r.funnelGoals(ctx, site, f)
 	if err != nil || len(goals) == 0 {
-		return err
+		return 0, err
 	}
 	_, wait, err := r.startColumnFunnel(ctx, site, days, nil, 1, goals)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, err = wait()
-	return err
+	c, err := wait()
+	return c.DaysRead, err
 }
 
 // oneWord is the mask table of texts with their bits, in the texts' order: the same funnel

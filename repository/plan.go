@@ -144,7 +144,8 @@ func (r *Repository) SyncColumnStore(ctx context.Context) error {
 	if err := r.column.Sync(ctx, r.db.DB, closed); err != nil {
 		return err
 	}
-	return r.CountColumnFunnels(ctx, closed)
+	_, err = r.CountColumnFunnels(ctx, closed)
+	return err
 }
 
 // columnDays is the last day of b's range, from its first on, that the column store answers:

@@ -86,6 +86,7 @@ func (s *Store) startFunnelDays(ctx context.Context, p FunnelPart) (wait func() 
 		if err != nil {
 			return FunnelCounts{}, fmt.Errorf("column store: funnel by day: %w", err)
 		}
+		sum.DaysRead = last - first + 1
 		for _, k := range keys[first : last+1] {
 			c, ok := byDay[k.day]
 			if !ok {

@@ -29,6 +29,9 @@ type FunnelPart struct {
 type FunnelCounts struct {
 	Visitors int64
 	Steps    []int64
+	// DaysRead are the days this read counted from the file, not kept before (0 when every
+	// count was kept): what a count ahead (repository's CountColumnFunnels) did.
+	DaysRead int
 }
 
 // StartFunnel builds the part's statement and runs it beside the caller; wait returns its
